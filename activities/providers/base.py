@@ -1,0 +1,31 @@
+"""The one interface every model provider implements, used by both runtimes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from contracts import GoalInterpretation, Plan, ProposalRequest, ProposalResult, ToolSpec, Usage
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Reply(Generic[T]):
+    value: T
+    usage: Usage
+
+
+class ModelProvider(Protocol):
+    """Models only propose. Each method returns the proposal and the attempt's Usage.
+
+    Transient failures raise ProviderUnavailable (retried by Temporal or the baseline);
+    an answer that does not validate comes back as `ProposalResult.invalid_output`, so the
+    caller can feed it back to the model instead of retrying blindly.
+    """
+
+    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]: ...
+
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]: ...
+
+    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult: ...

@@ -1,0 +1,16 @@
+"""From a ProviderConfig (data) to a provider (code), on the worker side."""
+
+from __future__ import annotations
+
+from activities.errors import ProviderError, ScriptError
+from activities.providers.base import ModelProvider
+from activities.providers.scripted import ScriptedProvider
+from contracts import ProviderConfig
+
+
+def build_provider(config: ProviderConfig) -> ModelProvider:
+    if config.kind == "scripted":
+        if not config.script_path:
+            raise ScriptError("the scripted provider needs a script_path")
+        return ScriptedProvider(config.script_path)
+    raise ProviderError(f"unknown provider kind {config.kind!r}")

@@ -1,0 +1,119 @@
+"""A provider that follows a per-task script: deterministic, free, and exactly reproducible.
+
+Where it is in the script is derived from the request alone (the number of earlier turns),
+never from hidden state, so a retried or replayed call gets the same answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from activities.errors import ScriptError
+from activities.providers.base import Reply
+from contracts import (
+    ActionProposal,
+    GoalInterpretation,
+    Plan,
+    PlanTask,
+    ProposalRequest,
+    ProposalResult,
+    ToolSpec,
+    Usage,
+)
+
+
+class ScriptedTask(PlanTask):
+    actions: list[ActionProposal] = Field(default_factory=list)
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    goal: GoalInterpretation
+    plan: list[ScriptedTask] = Field(min_length=1)
+
+    def as_plan(self) -> Plan:
+        return Plan(tasks=[PlanTask.model_validate(task.model_dump(exclude={"actions"})) for task in self.plan])
+
+    def actions_for(self, task_id: str | None) -> list[ActionProposal]:
+        """One plan task's actions; for `None` (a loop without a plan) every tool call in
+        plan order, then a single `finish`."""
+        if task_id is not None:
+            for task in self.plan:
+                if task.id == task_id:
+                    return task.actions
+            raise ScriptError(f"the script has no plan task {task_id!r}")
+        by_id = {task.id: task for task in self.plan}
+        calls = [
+            action
+            for planned in self.as_plan().topological_order()
+            for action in by_id[planned.id].actions
+            if action.kind == "tool_call"
+        ]
+        return [*calls, ActionProposal(kind="finish", thought="All scripted steps are done.")]
+
+
+class ScriptedProvider:
+    def __init__(self, script_path: str) -> None:
+        self._path = Path(script_path)
+
+    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
+        started = time.perf_counter()
+        script = await self._script()
+        return Reply(script.goal, _usage(goal, script.goal.model_dump_json(), started))
+
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
+        started = time.perf_counter()
+        plan = (await self._script()).as_plan()
+        return Reply(plan, _usage(goal + summary, plan.model_dump_json(), started))
+
+    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
+        started = time.perf_counter()
+        actions = (await self._script()).actions_for(request.task.id if request.task else None)
+        position = len(request.history)
+        if position < len(actions):
+            proposal = actions[position]
+        else:
+            proposal = ActionProposal(kind="give_up", thought="The script has no further steps.")
+        return ProposalResult(
+            proposal=proposal, usage=_usage(request.model_dump_json(), proposal.model_dump_json(), started)
+        )
+
+    async def _script(self) -> Script:
+        try:
+            mtime = (await asyncio.to_thread(self._path.stat)).st_mtime_ns
+        except OSError:
+            raise ScriptError(f"script not found: {self._path}") from None
+        return await asyncio.to_thread(_load_script, self._path, mtime)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_script(path: Path, mtime_ns: int) -> Script:
+    """Parsed once per file version (the modification time is part of the cache key)."""
+    try:
+        return Script.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except yaml.YAMLError as error:
+        raise ScriptError(f"{path}: not valid YAML: {error}") from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ScriptError(f"{path}: {where}: {first['msg']}") from None
+
+
+def _usage(prompt: str, answer: str, started: float) -> Usage:
+    # No model, no tokenizer: about four characters per token, so the cost accounting
+    # downstream sees figures of the right size.
+    return Usage(
+        input_tokens=len(prompt) // 4,
+        output_tokens=len(answer) // 4,
+        latency_ms=(time.perf_counter() - started) * 1000,
+        model_calls=1,
+        provider="scripted",
+        model="script",
+    )

@@ -1,0 +1,108 @@
+"""Workspace file tools. Blocking file I/O runs in a thread, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from activities.errors import ToolError
+from activities.tools.output import truncate
+from activities.tools.paths import resolve_in_workspace
+
+# Never shown to a model: machinery, not content.
+_HIDDEN_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+_MAX_LISTED = 500
+
+
+class _Arguments(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ReadFileArgs(_Arguments):
+    path: str = Field(description="File path relative to the workspace root.")
+
+
+class WriteFileArgs(_Arguments):
+    path: str = Field(description="File path relative to the workspace root.")
+    content: str = Field(description="The file's complete new content.")
+
+
+class ReplaceInFileArgs(_Arguments):
+    path: str = Field(description="File path relative to the workspace root.")
+    old: str = Field(min_length=1, description="Exact text to replace.")
+    new: str = Field(description="Replacement text.")
+    count: int | None = Field(
+        default=None, ge=1, description="Replace only the first `count` occurrences; all if omitted."
+    )
+
+
+class ListFilesArgs(_Arguments):
+    path: str = Field(default=".", description="Directory relative to the workspace root.")
+
+
+async def read_file(workspace: Path, args: ReadFileArgs) -> str:
+    target = resolve_in_workspace(workspace, args.path)
+    text = await asyncio.to_thread(_read_text, target, args.path)
+    return truncate(text)[0]
+
+
+async def write_file(workspace: Path, args: WriteFileArgs) -> str:
+    target = resolve_in_workspace(workspace, args.path)
+
+    def write() -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(args.content, encoding="utf-8")
+
+    await asyncio.to_thread(write)
+    return f"wrote {len(args.content)} characters to {args.path}"
+
+
+async def replace_in_file(workspace: Path, args: ReplaceInFileArgs) -> str:
+    target = resolve_in_workspace(workspace, args.path)
+
+    def replace() -> int:
+        text = _read_text(target, args.path, strict=True)
+        found = text.count(args.old)
+        if found == 0:
+            raise ToolError(f"text to replace not found in {args.path}")
+        replaced = found if args.count is None else min(found, args.count)
+        target.write_text(text.replace(args.old, args.new, replaced), encoding="utf-8")
+        return replaced
+
+    replaced = await asyncio.to_thread(replace)
+    return f"replaced {replaced} occurrence(s) in {args.path}"
+
+
+async def list_files(workspace: Path, args: ListFilesArgs) -> str:
+    root = resolve_in_workspace(workspace, args.path)
+    if not root.is_dir():
+        raise ToolError(f"not a directory: {args.path}")
+    base = workspace.resolve()
+
+    def walk() -> list[str]:
+        found: list[str] = []
+        for path in sorted(root.rglob("*")):
+            relative = path.relative_to(base)
+            if _HIDDEN_DIRS.intersection(relative.parts) or not path.is_file():
+                continue
+            found.append(relative.as_posix())
+        return found
+
+    files = await asyncio.to_thread(walk)
+    shown = files[:_MAX_LISTED]
+    more = f"\n... and {len(files) - _MAX_LISTED} more" if len(files) > _MAX_LISTED else ""
+    return "\n".join(shown) + more if shown else "(no files)"
+
+
+def _read_text(target: Path, shown_as: str, strict: bool = False) -> str:
+    """A file's text. `strict` refuses files that are not UTF-8, so an edit never
+    rewrites bytes it could not read."""
+    if not target.is_file():
+        raise ToolError(f"no such file: {shown_as}")
+    data = target.read_bytes()
+    try:
+        return data.decode("utf-8", errors="strict" if strict else "replace")
+    except UnicodeDecodeError as error:
+        raise ToolError(f"{shown_as} is not UTF-8 text ({error.reason} at byte {error.start})") from None

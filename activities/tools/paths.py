@@ -1,0 +1,24 @@
+"""Confinement of tool paths to the run's workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from activities.errors import PathOutsideWorkspace
+
+
+def resolve_in_workspace(workspace: Path, relative: str) -> Path:
+    """The real path of `relative` inside `workspace`, or PathOutsideWorkspace.
+
+    Absolute paths are refused outright (a model never knows where its workspace is), and
+    the check runs on the resolved path, so `..` and symlinks cannot lead outside.
+    """
+    if not relative.strip():
+        raise PathOutsideWorkspace("empty path")
+    if PurePosixPath(relative).is_absolute() or relative.startswith("~"):
+        raise PathOutsideWorkspace(f"absolute path {relative!r}: use a path relative to the workspace")
+    root = workspace.resolve()
+    target = (root / relative).resolve()
+    if not target.is_relative_to(root):
+        raise PathOutsideWorkspace(f"path {relative!r} resolves outside the workspace")
+    return target

@@ -1,0 +1,24 @@
+"""The run_command tool: a shell command in the workspace, as a model proposes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from activities.tools.commands import CommandOutcome, run_shell
+
+MAX_COMMAND_TIMEOUT_S = 600.0
+
+
+class RunCommandArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(min_length=1, description="Shell command, run with /bin/sh in the workspace root.")
+    timeout_s: float = Field(
+        default=60.0, gt=0, le=MAX_COMMAND_TIMEOUT_S, description="Seconds before the command is killed."
+    )
+
+
+async def run_command(workspace: Path, args: RunCommandArgs) -> CommandOutcome:
+    return await run_shell(args.command, workspace, args.timeout_s)

@@ -1,0 +1,50 @@
+"""A fresh copy of a task's fixture for every run; the fixture itself is never touched."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import uuid
+from pathlib import Path
+
+from temporalio import activity
+
+from activities.errors import WorkspaceError, to_application_error
+from contracts import PrepareWorkspaceInput, WorkspaceRef
+from settings import data_dir
+
+_NOT_COPIED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
+
+
+def workspace_path(run_id: str) -> Path:
+    return data_dir() / "workspaces" / run_id
+
+
+@activity.defn
+async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
+    try:
+        path = await asyncio.to_thread(_prepare, Path(request.fixture_dir), workspace_path(request.run_id))
+    except WorkspaceError as error:
+        raise to_application_error(error) from None
+    return WorkspaceRef(path=str(path))
+
+
+def _prepare(fixture: Path, target: Path) -> Path:
+    """Copy into a scratch directory, then rename: a retry after a crash finds either no
+    workspace or a complete one, never half a copy. An existing workspace is kept, since
+    the run that owns it may already have worked in it."""
+    if target.is_dir():
+        return target
+    if not fixture.is_dir():
+        raise WorkspaceError(f"fixture directory not found: {fixture}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.partial"
+    shutil.copytree(fixture, scratch, ignore=_NOT_COPIED, symlinks=True)
+    try:
+        scratch.rename(target)
+    except OSError:
+        # Another attempt won the race; its copy is as good as ours.
+        shutil.rmtree(scratch, ignore_errors=True)
+        if not target.is_dir():
+            raise
+    return target

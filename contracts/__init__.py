@@ -1,0 +1,80 @@
+"""Typed contracts shared by workflows, activities, the baseline loop and the starter.
+
+Pure data: importing this package does no I/O, so workflow code may import it.
+"""
+
+from contracts.actions import ActionProposal, ReasonCode, RiskLevel, ToolResult, ToolSpec, Verdict
+from contracts.activity_inputs import (
+    CheckPostconditionsInput,
+    ExecuteToolInput,
+    PrepareWorkspaceInput,
+    VerifyInput,
+    WorkspaceRef,
+)
+from contracts.budget import RunBudget
+from contracts.goal import GoalCompilation, GoalInterpretation, GoalSpec
+from contracts.plan import Plan, PlanResult, PlanTask
+from contracts.postconditions import (
+    CommandExitCode,
+    FileContains,
+    FileNotContains,
+    Postcondition,
+    PostconditionOutcome,
+    PostconditionResult,
+)
+from contracts.provider import (
+    CompileGoalRequest,
+    PlanRequest,
+    ProposalRequest,
+    ProposalResult,
+    ProviderConfig,
+    Turn,
+)
+from contracts.queues import TASK_QUEUE
+from contracts.run import RunProgress, RunRequest, RunResult, Runtime, StepRecord
+from contracts.run_state import TERMINAL_STATES, RunState
+from contracts.task import TaskSpec
+from contracts.usage import Usage
+
+__all__ = [
+    "TASK_QUEUE",
+    "TERMINAL_STATES",
+    "ActionProposal",
+    "CheckPostconditionsInput",
+    "CommandExitCode",
+    "CompileGoalRequest",
+    "ExecuteToolInput",
+    "FileContains",
+    "FileNotContains",
+    "GoalCompilation",
+    "GoalInterpretation",
+    "GoalSpec",
+    "Plan",
+    "PlanRequest",
+    "PlanResult",
+    "PlanTask",
+    "Postcondition",
+    "PostconditionOutcome",
+    "PostconditionResult",
+    "PrepareWorkspaceInput",
+    "ProposalRequest",
+    "ProposalResult",
+    "ProviderConfig",
+    "ReasonCode",
+    "RiskLevel",
+    "RunBudget",
+    "RunProgress",
+    "RunRequest",
+    "RunResult",
+    "RunState",
+    "Runtime",
+    "StepRecord",
+    "TaskSpec",
+    "ToolResult",
+    "ToolSpec",
+    "Turn",
+    "Usage",
+    "Verdict",
+    "VerifyInput",
+    "WorkspaceRef",
+]

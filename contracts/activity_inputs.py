@@ -1,0 +1,32 @@
+"""Envelopes for activity inputs that are not already a contract of their own."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from contracts.actions import ActionProposal
+from contracts.postconditions import Postcondition
+
+
+class PrepareWorkspaceInput(BaseModel):
+    run_id: str
+    fixture_dir: str
+
+
+class WorkspaceRef(BaseModel):
+    path: str
+
+
+class VerifyInput(BaseModel):
+    workspace: str
+    proposal: ActionProposal
+
+
+class ExecuteToolInput(BaseModel):
+    workspace: str
+    proposal: ActionProposal
+
+
+class CheckPostconditionsInput(BaseModel):
+    workspace: str
+    postconditions: list[Postcondition]

@@ -1,0 +1,27 @@
+"""States of an agent run. Which moves between them are legal lives in workflows.state_machine."""
+
+from enum import StrEnum
+
+
+class RunState(StrEnum):
+    CREATED = "CREATED"
+    PREPARING = "PREPARING"
+    COMPILING_GOAL = "COMPILING_GOAL"
+    PLANNING = "PLANNING"
+    PROPOSING = "PROPOSING"
+    VERIFYING = "VERIFYING"
+    EXECUTING = "EXECUTING"
+    CHECKING = "CHECKING"
+    COMMITTED = "COMMITTED"
+    REJECTED = "REJECTED"
+    ACCEPTING = "ACCEPTING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
+
+    @property
+    def terminal(self) -> bool:
+        return self in TERMINAL_STATES
+
+
+TERMINAL_STATES = frozenset({RunState.COMPLETED, RunState.FAILED, RunState.BUDGET_EXHAUSTED})

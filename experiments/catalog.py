@@ -1,0 +1,74 @@
+"""The benchmark tasks: `experiments/tasks/ID/task.yaml`, its fixture and its script."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from contracts import TaskSpec
+
+TASKS_DIR = Path(__file__).resolve().parent / "tasks"
+SPEC_FILE = "task.yaml"
+
+
+class TaskError(Exception):
+    """A task that cannot be found or whose spec is malformed. The message is one line."""
+
+
+@dataclass(frozen=True)
+class Task:
+    spec: TaskSpec
+    directory: Path
+
+    @property
+    def fixture_dir(self) -> Path:
+        return self.directory / self.spec.fixture
+
+    @property
+    def script_path(self) -> Path:
+        return self.directory / self.spec.script
+
+
+def list_tasks(tasks_dir: Path = TASKS_DIR) -> list[Task]:
+    return [load_task_dir(spec.parent) for spec in sorted(tasks_dir.glob(f"*/{SPEC_FILE}"))]
+
+
+def load_task(ref: str, tasks_dir: Path = TASKS_DIR) -> Task:
+    """A task by id (a directory under `tasks_dir`) or by the path of a task directory."""
+    candidate = Path(ref)
+    if (candidate / SPEC_FILE).is_file():
+        return load_task_dir(candidate)
+    if (tasks_dir / ref / SPEC_FILE).is_file():
+        return load_task_dir(tasks_dir / ref)
+    known = ", ".join(task.spec.id for task in list_tasks(tasks_dir)) or "none"
+    raise TaskError(f"unknown task {ref!r}: not a task id ({known}) nor a directory with a {SPEC_FILE}")
+
+
+def load_task_dir(directory: Path) -> Task:
+    directory = directory.resolve()
+    spec_path = directory / SPEC_FILE
+    try:
+        raw = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+        spec = TaskSpec.model_validate(raw)
+    except OSError as error:
+        raise TaskError(f"{spec_path}: cannot read: {error.strerror}") from None
+    except yaml.YAMLError as error:
+        raise TaskError(f"{spec_path}: not valid YAML: {_one_line(str(error))}") from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""
+        raise TaskError(f"{spec_path}: {where}: {first['msg']}{more}") from None
+    task = Task(spec=spec, directory=directory)
+    if not task.fixture_dir.is_dir():
+        raise TaskError(f"{spec_path}: fixture directory {spec.fixture!r} not found")
+    if not task.script_path.is_file():
+        raise TaskError(f"{spec_path}: script {spec.script!r} not found")
+    return task
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

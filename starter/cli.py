@@ -1,0 +1,129 @@
+"""`python -m starter`: run either runtime on a benchmark task, list tasks, serve the Web UI."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from temporalio.exceptions import ApplicationError
+
+from activities.postconditions import check
+from contracts import ProviderConfig, RunBudget, RunRequest, Runtime
+from experiments.catalog import Task, TaskError, list_tasks, load_task
+from starter.baseline_run import run_baseline
+from starter.connection import temporal_connection
+from starter.durable_run import run_durable
+from starter.errors import StarterError
+from starter.render import Printer
+from starter.server_command import serve
+
+DEFAULT_TASK = "rename-refactor"
+
+EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments get one line, not a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"error: {message} (see `{self.prog} --help`)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m starter", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = commands.add_parser("run", help="run an agent on a task, durable or baseline")
+    run.add_argument("--runtime", choices=["durable", "baseline"], default="durable")
+    run.add_argument("--task", default=DEFAULT_TASK, help=f"task id or task directory (default: {DEFAULT_TASK})")
+    run.add_argument("--max-steps", type=_positive_int, help="run step budget (default: the task's)")
+    run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
+    run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
+
+    commands.add_parser("tasks", help="list the benchmark tasks, one per line, id first")
+
+    server = commands.add_parser("server", help="serve the embedded dev server and its Web UI over the run history")
+    server.add_argument("--port", type=_positive_int, default=7233)
+    server.add_argument("--ui-port", type=_positive_int, default=8233)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "tasks":
+            return _tasks()
+        if args.command == "server":
+            return asyncio.run(serve(args.port, args.ui_port))
+        return asyncio.run(_run(args))
+    except (StarterError, TaskError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _tasks() -> int:
+    for task in list_tasks():
+        tags = f"  [{', '.join(task.spec.tags)}]" if task.spec.tags else ""
+        print(f"{task.spec.id}\t{task.spec.title}{tags}")
+    return EXIT_OK
+
+
+async def _run(args: argparse.Namespace) -> int:
+    task = load_task(args.task)
+    request = build_request(task, args.runtime, max_steps=args.max_steps)
+    printer = Printer()
+    link: str | None = None
+    embedded = None
+    try:
+        if args.runtime == "baseline":
+            result = await run_baseline(request, printer)
+        else:
+            async with temporal_connection(keep_server=args.keep_server) as connection:
+                result, link = await run_durable(connection, request, printer, with_worker=not args.no_worker)
+                embedded = connection.embedded
+    except ApplicationError as error:
+        raise StarterError(f"{error.type}: {error.message}") from None
+    # Both runtimes are judged the same way: the task's postconditions on the real end state.
+    judged = await check(Path(result.workspace), task.spec.postconditions)
+    printer.finished(result, judged)
+    if link:
+        printer.line(f"  Web UI: {link}")
+        if embedded is not None and not args.keep_server:
+            printer.line("  (the embedded dev server has stopped; `uv run python -m starter server` serves this history again)")
+        elif embedded is not None:
+            printer.line(f"  (the embedded dev server keeps running, pid {embedded.pid})")
+    return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
+
+
+def build_request(task: Task, runtime: Runtime, *, max_steps: int | None = None) -> RunRequest:
+    budget = task.spec.budget
+    if max_steps is not None:
+        budget = RunBudget(max_steps=max_steps, max_steps_per_task=min(budget.max_steps_per_task, max_steps))
+    return RunRequest(
+        run_id=f"{runtime}-{task.spec.id}-{uuid.uuid4().hex[:8]}",
+        runtime=runtime,
+        task_id=task.spec.id,
+        goal=task.spec.goal,
+        fixture_dir=str(task.fixture_dir),
+        acceptance=task.spec.postconditions,
+        provider=ProviderConfig(kind="scripted", script_path=str(task.script_path)),
+        budget=budget,
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {value}")
+    return value

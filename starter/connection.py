@@ -1,0 +1,81 @@
+"""A client for the configured Temporal server, or for an embedded dev server started for it."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from temporalio.api.enums.v1 import IndexedValueType
+from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest, ListSearchAttributesRequest
+from temporalio.client import Client
+from temporalio.service import RPCError
+
+import settings
+from contracts import visibility
+from starter.errors import StarterError
+from starter.temporal_server import DevServer, DevServerOptions, is_listening, split_address
+from worker import connect
+
+
+@dataclass
+class Connection:
+    client: Client
+    address: str
+    ui_url: str
+    # The dev server this process started, if it started one.
+    embedded: DevServer | None
+    # Whether the lab's search attributes exist on the server (the embedded one has them).
+    search_attributes: bool
+
+
+@contextlib.asynccontextmanager
+async def temporal_connection(*, keep_server: bool = False) -> AsyncIterator[Connection]:
+    """Connect to TEMPORAL_ADDRESS; when nothing answers at the default address, start the
+    embedded dev server for the duration (or for longer, with `keep_server`)."""
+    address = settings.temporal_address()
+    host, port = split_address(address)
+    embedded: DevServer | None = None
+    if not is_listening(host, port):
+        if settings.temporal_address_is_explicit():
+            raise StarterError(
+                f"nothing answers at TEMPORAL_ADDRESS={address}; start a Temporal server there, "
+                "or unset TEMPORAL_ADDRESS to use the embedded dev server"
+            )
+        embedded = DevServer(DevServerOptions(port=port))
+        await embedded.start()
+        address = embedded.address
+    try:
+        try:
+            client = await connect(address)
+        except RuntimeError as error:
+            raise StarterError(f"no Temporal server at {address}: {_one_line(str(error))}") from None
+        searchable = True if embedded else await ensure_search_attributes(client)
+        yield Connection(client, address, settings.temporal_ui_url(), embedded, searchable)
+    finally:
+        if embedded is not None and not keep_server:
+            await embedded.stop()
+
+
+async def ensure_search_attributes(client: Client) -> bool:
+    """Register the lab's search attributes on a server that lacks them. False when the
+    server refuses (no permission, a test server): runs then carry a memo only."""
+    namespace = client.namespace
+    try:
+        listed = await client.operator_service.list_search_attributes(ListSearchAttributesRequest(namespace=namespace))
+        missing = {
+            key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+            for key in visibility.ALL_KEYS
+            if key.name not in listed.custom_attributes
+        }
+        if missing:
+            await client.operator_service.add_search_attributes(
+                AddSearchAttributesRequest(namespace=namespace, search_attributes=missing)
+            )
+    except RPCError:
+        return False
+    return True
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,89 @@
+"""Submit an agent run as a workflow and follow it until it ends."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from urllib.parse import quote
+
+from temporalio.client import Client, WorkflowHandle
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.service import RPCError
+
+from contracts import TASK_QUEUE, RunRequest, RunResult, RunState, visibility
+from starter.connection import Connection
+from starter.render import Printer
+from worker import build_worker
+from workflows import AgentRunWorkflow
+
+_POLL_INTERVAL_S = 0.25
+
+
+def run_link(connection: Connection, workflow_id: str, run_id: str) -> str:
+    namespace = quote(connection.client.namespace)
+    return f"{connection.ui_url}/namespaces/{namespace}/workflows/{quote(workflow_id)}/{run_id}/history"
+
+
+async def run_durable(
+    connection: Connection, request: RunRequest, printer: Printer, *, with_worker: bool = True
+) -> tuple[RunResult, str]:
+    """Start the workflow (with an in-process worker unless told otherwise), print its steps
+    as they happen, and return its result and Web UI link."""
+    worker = build_worker(connection.client) if with_worker else None
+    async with worker if worker else contextlib.nullcontext():
+        handle = await _start(connection.client, request.model_copy(update={"search_attributes": connection.search_attributes}))
+        link = run_link(connection, handle.id, handle.result_run_id or "")
+        printer.started("durable", handle.id, request.task_id, link)
+        if not with_worker:
+            printer.line(f"  waiting for a worker on task queue {TASK_QUEUE!r} (python worker.py)")
+        result = await _follow(handle, printer)
+    return result, link
+
+
+async def _start(client: Client, request: RunRequest) -> WorkflowHandle[AgentRunWorkflow, RunResult]:
+    search_attributes = None
+    if request.search_attributes:
+        search_attributes = TypedSearchAttributes(
+            [SearchAttributePair(visibility.RUNTIME, "durable"), SearchAttributePair(visibility.TASK, request.task_id)]
+        )
+    return await client.start_workflow(
+        AgentRunWorkflow.run,
+        request,
+        id=request.run_id,
+        task_queue=TASK_QUEUE,
+        memo={"runtime": "durable", "task": request.task_id},
+        search_attributes=search_attributes,
+        static_summary=f"durable agent run on task {request.task_id}",
+        static_details=f"Goal: {request.goal}",
+    )
+
+
+async def _follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: Printer) -> RunResult:
+    """Poll the progress query and print new steps until the result arrives."""
+    outcome = asyncio.create_task(handle.result())
+    shown = 0
+    last_state: RunState | None = None
+    try:
+        while not outcome.done():
+            try:
+                progress = await handle.query(AgentRunWorkflow.progress, shown)
+            except RPCError:
+                progress = None  # no worker has picked the run up yet; the result still comes
+            if progress is not None:
+                for record in progress.steps:
+                    printer.step(record)
+                shown += len(progress.steps)
+                if progress.state != last_state and progress.state in _PHASES:
+                    printer.state(progress.state)
+                last_state = progress.state
+            await asyncio.wait({outcome}, timeout=_POLL_INTERVAL_S)
+        result = outcome.result()
+    finally:
+        outcome.cancel()
+    for record in result.steps[shown:]:
+        printer.step(record)
+    return result
+
+
+# Phases worth a line of their own; steps are printed as they are recorded.
+_PHASES = frozenset({RunState.PREPARING, RunState.COMPILING_GOAL, RunState.PLANNING, RunState.ACCEPTING})

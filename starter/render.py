@@ -1,0 +1,58 @@
+"""What a person sees in the terminal while a run goes and when it ends."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from contracts import PostconditionResult, RunResult, RunState, StepRecord
+
+
+class Printer:
+    def __init__(self, stream: TextIO = sys.stdout) -> None:
+        self._stream = stream
+
+    def line(self, text: str = "") -> None:
+        print(text, file=self._stream, flush=True)
+
+    def started(self, runtime: str, run_id: str, task_id: str, link: str | None = None) -> None:
+        self.line(f"> {runtime} run {run_id} on task {task_id}")
+        if link:
+            self.line(f"  Web UI: {link}")
+
+    def state(self, state: RunState) -> None:
+        self.line(f"  [{state}]")
+
+    def step(self, record: StepRecord) -> None:
+        what = record.proposal.describe() if record.proposal else "(unusable answer)"
+        parts = [f"step {record.step:>2}", f"{record.task_id}:", what, "->", record.outcome]
+        if record.verdict and not record.verdict.allowed:
+            parts.append(f"({record.verdict.reason_code})")
+        details = [text for text in (record.result, record.postconditions) if text]
+        if record.outcome == "rejected" and record.reason:
+            details.append(_first_line(record.reason))
+        line = " ".join(parts) + (" | " + " | ".join(details) if details else "")
+        self.line("  " + line)
+
+    def finished(self, result: RunResult, judged: PostconditionResult) -> None:
+        committed = sum(step.outcome == "committed" for step in result.steps)
+        rejected = len(result.steps) - committed
+        mark = "ok" if result.succeeded and judged.passed else "FAILED"
+        self.line(
+            f"{mark}: {result.outcome} in {result.wall_time_s:.1f} s, {len(result.steps)} steps "
+            f"({committed} committed, {rejected} rejected), {result.usage.model_calls} model calls, "
+            f"~{result.usage.total_tokens} tokens"
+        )
+        if result.reason:
+            self.line(f"  reason: {result.reason}")
+        if result.plan:
+            self.line(f"  plan: {' -> '.join(result.plan)}")
+        self.line(f"  end state judged: {judged.summary()}")
+        for failure in judged.failures():
+            self.line(f"    not met: {failure.description}")
+        self.line(f"  workspace: {result.workspace}")
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."

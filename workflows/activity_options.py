@@ -1,0 +1,59 @@
+"""Timeouts and retry policies for each activity the agent workflow calls.
+
+Temporal owns retries: providers run with their own retries off. Errors that retrying
+cannot fix are listed as non-retryable so a bad script or input fails fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
+
+
+@dataclass(frozen=True)
+class ActivityOptions:
+    start_to_close: timedelta
+    retry: RetryPolicy
+    # Long activities heartbeat every second; a silent worker is presumed dead after this.
+    heartbeat: timedelta | None = None
+
+
+_NON_RETRYABLE = ["WorkspaceError", "ScriptError", "ProviderError"]
+
+PREPARE = ActivityOptions(
+    start_to_close=timedelta(minutes=2),
+    retry=RetryPolicy(maximum_attempts=3, non_retryable_error_types=_NON_RETRYABLE),
+)
+
+MODEL = ActivityOptions(
+    start_to_close=timedelta(minutes=5),
+    heartbeat=timedelta(seconds=10),
+    retry=RetryPolicy(
+        initial_interval=timedelta(seconds=1),
+        backoff_coefficient=2.0,
+        maximum_interval=timedelta(seconds=30),
+        maximum_attempts=5,
+        non_retryable_error_types=_NON_RETRYABLE,
+    ),
+)
+
+# Verification is short, deterministic work on the worker: a local activity.
+VERIFY = ActivityOptions(
+    start_to_close=timedelta(seconds=30),
+    retry=RetryPolicy(maximum_attempts=3),
+)
+
+# Commands may run up to 10 minutes (the run_command tool's own limit).
+EXECUTE = ActivityOptions(
+    start_to_close=timedelta(minutes=11),
+    heartbeat=timedelta(seconds=10),
+    retry=RetryPolicy(maximum_attempts=3),
+)
+
+CHECK = ActivityOptions(
+    start_to_close=timedelta(minutes=15),
+    heartbeat=timedelta(seconds=10),
+    retry=RetryPolicy(maximum_attempts=3),
+)

@@ -1,0 +1,73 @@
+"""The agent run's state machine as data: a transition table and a guard that enforces it.
+
+Deterministic and free of I/O, so workflow code owns it. Models never choose a transition:
+code calls `advance()` and an illegal move raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from temporalio.exceptions import ApplicationError
+
+from contracts.run_state import TERMINAL_STATES, RunState
+
+S = RunState
+
+_MOVES: Mapping[RunState, frozenset[RunState]] = {
+    S.CREATED: frozenset({S.PREPARING}),
+    S.PREPARING: frozenset({S.COMPILING_GOAL}),
+    S.COMPILING_GOAL: frozenset({S.PLANNING}),
+    S.PLANNING: frozenset({S.PROPOSING}),
+    # A tool call goes to verification, a claim of "finished" straight to the check,
+    # an unusable answer is rejected.
+    S.PROPOSING: frozenset({S.VERIFYING, S.CHECKING, S.REJECTED}),
+    S.VERIFYING: frozenset({S.EXECUTING, S.REJECTED}),
+    S.EXECUTING: frozenset({S.CHECKING, S.REJECTED}),
+    S.CHECKING: frozenset({S.COMMITTED, S.REJECTED}),
+    # Budgets are checked before each new proposal, so only these two may exhaust one.
+    S.COMMITTED: frozenset({S.PROPOSING, S.ACCEPTING, S.BUDGET_EXHAUSTED}),
+    S.REJECTED: frozenset({S.PROPOSING, S.BUDGET_EXHAUSTED}),
+    S.ACCEPTING: frozenset({S.COMPLETED}),
+    S.COMPLETED: frozenset(),
+    S.FAILED: frozenset(),
+    S.BUDGET_EXHAUSTED: frozenset(),
+}
+# Every live state may also fail: an activity out of retries, a model that gives up.
+TRANSITIONS: Mapping[RunState, frozenset[RunState]] = {
+    state: targets if state in TERMINAL_STATES else targets | {S.FAILED}
+    for state, targets in _MOVES.items()
+}
+
+
+class IllegalTransition(ApplicationError):
+    """A move the table does not allow. A bug in code, so it fails the run, never retries."""
+
+    def __init__(self, source: RunState, target: RunState) -> None:
+        super().__init__(
+            f"illegal transition {source} -> {target}",
+            type="IllegalTransition",
+            non_retryable=True,
+        )
+        self.source = source
+        self.target = target
+
+
+class StateMachine:
+    def __init__(self, state: RunState = RunState.CREATED) -> None:
+        self._state = state
+        self.trail: list[RunState] = [state]
+
+    @property
+    def state(self) -> RunState:
+        return self._state
+
+    def can(self, target: RunState) -> bool:
+        return target in TRANSITIONS[self._state]
+
+    def advance(self, target: RunState) -> RunState:
+        if not self.can(target):
+            raise IllegalTransition(self._state, target)
+        self._state = target
+        self.trail.append(target)
+        return target
