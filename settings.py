@@ -9,8 +9,6 @@ import os
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent
-DEFAULT_TEMPORAL_ADDRESS = "localhost:7233"
-DEFAULT_UI_URL = "http://localhost:8233"
 
 
 def data_dir() -> Path:
@@ -18,13 +16,26 @@ def data_dir() -> Path:
     return Path(os.environ.get("AGENT_LAB_DATA", PROJECT_ROOT / "data")).resolve()
 
 
+class SettingsError(Exception):
+    """An environment variable with a value the lab cannot use; the message names it."""
+
+
+def dev_server_port() -> int:
+    """The embedded dev server's gRPC port, used when TEMPORAL_ADDRESS is not set."""
+    return _port("AGENT_LAB_DEV_PORT", 7233)
+
+
+def dev_server_ui_port() -> int:
+    return _port("AGENT_LAB_UI_PORT", 8233)
+
+
 def temporal_address() -> str:
-    return os.environ.get("TEMPORAL_ADDRESS", DEFAULT_TEMPORAL_ADDRESS)
+    return os.environ.get("TEMPORAL_ADDRESS") or f"localhost:{dev_server_port()}"
 
 
 def temporal_address_is_explicit() -> bool:
     """An address the user chose is never replaced by an embedded server."""
-    return "TEMPORAL_ADDRESS" in os.environ
+    return bool(os.environ.get("TEMPORAL_ADDRESS"))
 
 
 def temporal_namespace() -> str:
@@ -32,4 +43,13 @@ def temporal_namespace() -> str:
 
 
 def temporal_ui_url() -> str:
-    return os.environ.get("TEMPORAL_UI_URL", DEFAULT_UI_URL).rstrip("/")
+    return (os.environ.get("TEMPORAL_UI_URL") or f"http://localhost:{dev_server_ui_port()}").rstrip("/")
+
+
+def _port(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    if not raw.isdigit() or not 0 < int(raw) < 65536:
+        raise SettingsError(f"{name} must be a port number, not {raw!r}")
+    return int(raw)

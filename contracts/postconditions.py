@@ -50,9 +50,7 @@ class FileNotContains(_Postcondition):
         return f"{self.path} does not contain {self.text!r}"
 
 
-Postcondition = Annotated[
-    CommandExitCode | FileContains | FileNotContains, Field(discriminator="kind")
-]
+Postcondition = Annotated[CommandExitCode | FileContains | FileNotContains, Field(discriminator="kind")]
 
 
 class PostconditionOutcome(BaseModel):

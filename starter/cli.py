@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from temporalio.exceptions import ApplicationError
 
+import settings
 from activities.postconditions import check
 from contracts import ProviderConfig, RunBudget, RunRequest, Runtime
 from experiments.catalog import Task, TaskError, list_tasks, load_task
@@ -48,8 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("tasks", help="list the benchmark tasks, one per line, id first")
 
     server = commands.add_parser("server", help="serve the embedded dev server and its Web UI over the run history")
-    server.add_argument("--port", type=_positive_int, default=7233)
-    server.add_argument("--ui-port", type=_positive_int, default=8233)
+    server.add_argument(
+        "--port", type=_positive_int, default=None, help="gRPC port (default: AGENT_LAB_DEV_PORT or 7233)"
+    )
+    server.add_argument(
+        "--ui-port", type=_positive_int, default=None, help="Web UI port (default: AGENT_LAB_UI_PORT or 8233)"
+    )
     return parser
 
 
@@ -59,9 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tasks":
             return _tasks()
         if args.command == "server":
-            return asyncio.run(serve(args.port, args.ui_port))
+            return asyncio.run(
+                serve(args.port or settings.dev_server_port(), args.ui_port or settings.dev_server_ui_port())
+            )
         return asyncio.run(_run(args))
-    except (StarterError, TaskError) as error:
+    except (StarterError, TaskError, settings.SettingsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
@@ -97,7 +104,9 @@ async def _run(args: argparse.Namespace) -> int:
     if link:
         printer.line(f"  Web UI: {link}")
         if embedded is not None and not args.keep_server:
-            printer.line("  (the embedded dev server has stopped; `uv run python -m starter server` serves this history again)")
+            printer.line(
+                "  (the embedded dev server has stopped; `uv run python -m starter server` serves this history again)"
+            )
         elif embedded is not None:
             printer.line(f"  (the embedded dev server keeps running, pid {embedded.pid})")
     return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED

@@ -31,7 +31,9 @@ async def run_durable(
     as they happen, and return its result and Web UI link."""
     worker = build_worker(connection.client) if with_worker else None
     async with worker if worker else contextlib.nullcontext():
-        handle = await _start(connection.client, request.model_copy(update={"search_attributes": connection.search_attributes}))
+        handle = await _start(
+            connection.client, request.model_copy(update={"search_attributes": connection.search_attributes})
+        )
         link = run_link(connection, handle.id, handle.result_run_id or "")
         printer.started("durable", handle.id, request.task_id, link)
         if not with_worker:

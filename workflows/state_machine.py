@@ -35,8 +35,7 @@ _MOVES: Mapping[RunState, frozenset[RunState]] = {
 }
 # Every live state may also fail: an activity out of retries, a model that gives up.
 TRANSITIONS: Mapping[RunState, frozenset[RunState]] = {
-    state: targets if state in TERMINAL_STATES else targets | {S.FAILED}
-    for state, targets in _MOVES.items()
+    state: targets if state in TERMINAL_STATES else targets | {S.FAILED} for state, targets in _MOVES.items()
 }
 
 

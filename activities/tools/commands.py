@@ -6,6 +6,7 @@ A timeout kills the whole process group, so a command's children die with it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -93,7 +94,5 @@ async def _read_capped(stream: asyncio.StreamReader) -> tuple[bytes, int]:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

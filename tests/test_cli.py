@@ -1,0 +1,169 @@
+"""The starter as a user runs it: a subprocess, its output and its exit code."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from temporalio.testing import WorkflowEnvironment
+
+from settings import PROJECT_ROOT
+from tests.conftest import DEV_SERVER, free_port
+
+
+def starter(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "starter", *args],
+        cwd=PROJECT_ROOT,
+        env=env or cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def cli_env(**overrides: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TEMPORAL_ADDRESS"}
+    env.update(overrides)
+    return env
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def wait_listening(port: int, timeout_s: float = 30) -> None:
+    import socket
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on {port}")
+
+
+def test_tasks_lists_ids_first() -> None:
+    result = starter("tasks")
+    assert result.returncode == 0
+    ids = [line.split("\t")[0] for line in result.stdout.splitlines()]
+    assert ids == ["bugfix-median", "rename-refactor"]
+
+
+def test_unknown_task_is_one_line() -> None:
+    assert_one_line_error(starter("run", "--task", "no-such-task"), "unknown task 'no-such-task'", "rename-refactor")
+
+
+def test_unknown_runtime_is_one_line() -> None:
+    assert_one_line_error(starter("run", "--runtime", "quantum"), "--runtime", "quantum")
+
+
+def test_bad_max_steps_is_one_line() -> None:
+    assert_one_line_error(starter("run", "--max-steps", "-3"), "must be positive")
+
+
+def test_malformed_task_spec_is_one_line(tmp_path: Path) -> None:
+    task_dir = tmp_path / "broken"
+    shutil.copytree(PROJECT_ROOT / "experiments" / "tasks" / "bugfix-median", task_dir)
+    spec = task_dir / "task.yaml"
+    spec.write_text(spec.read_text().replace("kind: file_contains", "kind: file_smells_like"))
+    assert_one_line_error(starter("run", "--task", str(task_dir)), "task.yaml", "postconditions")
+
+
+def test_explicit_temporal_address_that_does_not_answer_is_one_line() -> None:
+    address = f"127.0.0.1:{free_port()}"
+    result = starter("run", env=cli_env(TEMPORAL_ADDRESS=address))
+    assert_one_line_error(result, f"nothing answers at TEMPORAL_ADDRESS={address}")
+
+
+def test_bad_port_setting_is_one_line() -> None:
+    assert_one_line_error(starter("run", env=cli_env(AGENT_LAB_DEV_PORT="seventy")), "AGENT_LAB_DEV_PORT")
+
+
+def test_baseline_run_prints_steps_and_exits_zero() -> None:
+    result = starter("run", "--runtime", "baseline", "--task", "bugfix-median")
+    assert result.returncode == 0, result.stderr
+    assert "step  1 bugfix-median: run_command(command='python -m pytest -q')" in result.stdout
+    assert "ok: COMPLETED" in result.stdout
+    assert "end state judged: 3/3 postconditions hold" in result.stdout
+
+
+def test_durable_run_on_the_embedded_server_and_its_history_afterwards(tmp_path: Path) -> None:
+    """The newcomer's path: no server running, so the starter brings its own; afterwards the
+    run is still there for `temporal workflow list` and the Web UI once `starter server` runs."""
+    port, ui_port = free_port(), free_port()
+    env = cli_env(AGENT_LAB_DEV_PORT=str(port), AGENT_LAB_UI_PORT=str(ui_port), AGENT_LAB_DATA=str(tmp_path))
+
+    result = starter("run", "--runtime", "durable", "--task", "rename-refactor", env=env)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "[PREPARING]" in result.stdout and "ok: COMPLETED" in result.stdout
+    assert "end state judged: 3/3 postconditions hold" in result.stdout
+    link = re.search(
+        rf"Web UI: (http://localhost:{ui_port}/namespaces/default/workflows/(\S+?)/\S+/history)", result.stdout
+    )
+    assert link, result.stdout
+    workflow_id = link.group(2)
+    assert "python -m starter server" in result.stdout
+    assert (tmp_path / "temporal" / "dev-server.sqlite").is_file()
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "starter", "server"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_listening(port)
+        listed = subprocess.run(
+            [str(DEV_SERVER), "workflow", "list", "--address", f"127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert workflow_id in listed.stdout and "Completed" in listed.stdout, listed
+        wait_listening(ui_port)
+        with urllib.request.urlopen(link.group(1), timeout=10) as page:
+            assert page.status == 200
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("task_id", ["bugfix-median"])
+async def test_no_worker_run_is_finished_by_a_standalone_worker(dev_env: WorkflowEnvironment, task_id: str) -> None:
+    """`--no-worker` submits and waits; `python worker.py`, in its own process, does the work."""
+    address = dev_env.client.service_client.config.target_host
+    env = cli_env(TEMPORAL_ADDRESS=address)
+    worker = subprocess.Popen(
+        [sys.executable, "worker.py"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        result = starter("run", "--runtime", "durable", "--task", task_id, "--no-worker", env=env)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "waiting for a worker" in result.stdout and "ok: COMPLETED" in result.stdout
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)

@@ -1,0 +1,296 @@
+"""AgentRunWorkflow against the time-skipping test server, with every activity mocked.
+
+Mocks are registered under the real activities' names; the workflow code runs unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.exceptions import ApplicationError
+from temporalio.worker import Worker
+
+from contracts import (
+    ActionProposal,
+    CheckPostconditionsInput,
+    CommandExitCode,
+    CompileGoalRequest,
+    ExecuteToolInput,
+    GoalCompilation,
+    GoalSpec,
+    Plan,
+    PlanRequest,
+    PlanResult,
+    PlanTask,
+    PostconditionOutcome,
+    PostconditionResult,
+    PrepareWorkspaceInput,
+    ProposalRequest,
+    ProposalResult,
+    ProviderConfig,
+    ReasonCode,
+    RunBudget,
+    RunRequest,
+    RunResult,
+    RunState,
+    ToolResult,
+    Usage,
+    Verdict,
+    VerifyInput,
+    WorkspaceRef,
+)
+from workflows import AgentRunWorkflow
+
+DONE = CommandExitCode(command="true")
+ONE_CALL = Usage(input_tokens=10, output_tokens=5, model_calls=1, provider="mock")
+
+
+def call(tool: str, **arguments: object) -> ActionProposal:
+    return ActionProposal(tool=tool, arguments=arguments)  # type: ignore[arg-type]
+
+
+@dataclass
+class FakeWorld:
+    """Scripted answers for every activity, and a record of what the workflow asked."""
+
+    proposals: Callable[[ProposalRequest], ProposalResult]
+    tasks: list[PlanTask] = field(default_factory=lambda: [PlanTask(id="only", title="t", postconditions=[DONE])])
+    # Whether the postconditions hold, given how many tool executions have happened.
+    holds_after: int = 1
+    verdict: Callable[[ActionProposal], Verdict] = lambda p: Verdict(allowed=True, reason_code=ReasonCode.ALLOWED)
+    execute_error: ApplicationError | None = None
+    executed: list[ActionProposal] = field(default_factory=list)
+    asked: list[ProposalRequest] = field(default_factory=list)
+    checks: int = 0
+
+    def activities(self) -> list[Callable[..., object]]:
+        @activity.defn(name="prepare_workspace")
+        async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
+            return WorkspaceRef(path=f"/tmp/fake/{request.run_id}")
+
+        @activity.defn(name="compile_goal")
+        async def compile_goal(request: CompileGoalRequest) -> GoalCompilation:
+            spec = GoalSpec(goal=request.goal, summary="s", acceptance=request.acceptance)
+            return GoalCompilation(goal_spec=spec, usage=ONE_CALL)
+
+        @activity.defn(name="plan")
+        async def plan(request: PlanRequest) -> PlanResult:
+            return PlanResult(plan=Plan(tasks=self.tasks), usage=ONE_CALL)
+
+        @activity.defn(name="propose_action")
+        async def propose_action(request: ProposalRequest) -> ProposalResult:
+            self.asked.append(request)
+            return await asyncio.to_thread(self.proposals, request)
+
+        @activity.defn(name="verify_proposal")
+        async def verify_proposal(request: VerifyInput) -> Verdict:
+            return self.verdict(request.proposal)
+
+        @activity.defn(name="execute_tool")
+        async def execute_tool(request: ExecuteToolInput) -> ToolResult:
+            if self.execute_error:
+                raise self.execute_error
+            self.executed.append(request.proposal)
+            return ToolResult(tool=request.proposal.tool or "", ok=True, output="did it")
+
+        @activity.defn(name="check_postconditions")
+        async def check_postconditions(request: CheckPostconditionsInput) -> PostconditionResult:
+            self.checks += 1
+            holds = len(self.executed) >= self.holds_after and not any(
+                isinstance(p, CommandExitCode) and p.command == "false" for p in request.postconditions
+            )
+            return PostconditionResult(
+                outcomes=[PostconditionOutcome(description=p.describe(), passed=holds) for p in request.postconditions]
+            )
+
+        return [
+            prepare_workspace,
+            compile_goal,
+            plan,
+            propose_action,
+            verify_proposal,
+            execute_tool,
+            check_postconditions,
+        ]
+
+
+def sequence(*proposals: ActionProposal | None) -> Callable[[ProposalRequest], ProposalResult]:
+    """The n-th proposal of a task answers the n-th request (None: an unusable answer)."""
+
+    def answer(request: ProposalRequest) -> ProposalResult:
+        index = min(len(request.history), len(proposals) - 1)
+        chosen = proposals[index]
+        if chosen is None:
+            return ProposalResult(invalid_output="not JSON: {{", usage=ONE_CALL)
+        return ProposalResult(proposal=chosen, usage=ONE_CALL)
+
+    return answer
+
+
+def request(budget: RunBudget | None = None) -> RunRequest:
+    return RunRequest(
+        run_id=f"wf-{uuid.uuid4().hex[:8]}",
+        runtime="durable",
+        task_id="fake-task",
+        goal="do the thing",
+        fixture_dir="/nonexistent",
+        acceptance=[DONE],
+        provider=ProviderConfig(script_path="unused"),
+        budget=budget or RunBudget(),
+    )
+
+
+async def run(client: Client, task_queue: str, world: FakeWorld, budget: RunBudget | None = None) -> RunResult:
+    run_request = request(budget)
+    async with Worker(client, task_queue=task_queue, workflows=[AgentRunWorkflow], activities=world.activities()):
+        return await client.execute_workflow(
+            AgentRunWorkflow.run, run_request, id=run_request.run_id, task_queue=task_queue
+        )
+
+
+async def test_happy_path_commits_and_accepts(client: Client, task_queue: str) -> None:
+    world = FakeWorld(sequence(call("write_file", path="a.txt", content="x")))
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED
+    assert [(s.step, s.outcome) for s in result.steps] == [(1, "committed")]
+    assert result.plan == ["only"]
+    assert result.acceptance is not None and result.acceptance.passed
+    # compile + plan + one proposal, every attempt counted
+    assert result.usage.model_calls == 3 and result.usage.input_tokens == 30
+
+
+async def test_a_rejection_is_fed_back_to_the_model(client: Client, task_queue: str) -> None:
+    def verdict(proposal: ActionProposal) -> Verdict:
+        if proposal.tool == "rm_everything":
+            return Verdict(allowed=False, reason_code=ReasonCode.UNKNOWN_TOOL, message="no such tool")
+        return Verdict(allowed=True, reason_code=ReasonCode.ALLOWED)
+
+    world = FakeWorld(sequence(call("rm_everything"), call("write_file", path="a", content="b")), verdict=verdict)
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED
+    assert [s.outcome for s in result.steps] == ["rejected", "committed"]
+    assert result.steps[0].verdict is not None and result.steps[0].verdict.reason_code == ReasonCode.UNKNOWN_TOOL
+    # The rejected proposal never ran, and the model saw why it was rejected.
+    assert [p.tool for p in world.executed] == ["write_file"]
+    second = world.asked[1].history
+    assert len(second) == 1 and second[0].outcome == "rejected" and "no such tool" in second[0].feedback
+
+
+async def test_an_unusable_answer_is_rejected_with_feedback(client: Client, task_queue: str) -> None:
+    world = FakeWorld(sequence(None, call("write_file", path="a", content="b")))
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED
+    assert result.steps[0].outcome == "rejected" and result.steps[0].proposal is None
+    assert "unusable answer" in world.asked[1].history[0].feedback
+
+
+async def test_a_claim_of_done_is_checked_not_believed(client: Client, task_queue: str) -> None:
+    finish = ActionProposal(kind="finish", thought="surely done")
+    world = FakeWorld(sequence(finish, call("write_file", path="a", content="b")), holds_after=1)
+    result = await run(client, task_queue, world)
+    assert [s.outcome for s in result.steps] == ["rejected", "committed"]
+    assert "claimed done, but" in result.steps[0].reason
+    assert result.outcome == RunState.COMPLETED
+
+
+async def test_the_task_step_budget_ends_the_run(client: Client, task_queue: str) -> None:
+    world = FakeWorld(sequence(call("run_command", command="true")), holds_after=99)
+    result = await run(client, task_queue, world, RunBudget(max_steps=10, max_steps_per_task=3))
+    assert result.outcome == RunState.BUDGET_EXHAUSTED
+    assert len(result.steps) == 3 and len(world.executed) == 3
+    assert "task's step budget" in result.reason
+
+
+async def test_the_run_step_budget_spans_tasks(client: Client, task_queue: str) -> None:
+    never = CommandExitCode(command="false")  # the fake check never passes this one
+    tasks = [
+        PlanTask(id="first", title="t", postconditions=[DONE]),
+        PlanTask(id="second", title="t", depends_on=["first"], postconditions=[never]),
+    ]
+    world = FakeWorld(sequence(call("run_command", command="true")), tasks=tasks, holds_after=2)
+    result = await run(client, task_queue, world, RunBudget(max_steps=3, max_steps_per_task=10))
+    assert result.outcome == RunState.BUDGET_EXHAUSTED
+    assert [s.task_id for s in result.steps] == ["first", "first", "second"]
+    assert "run's step budget" in result.reason
+
+
+async def test_tasks_run_in_dependency_order(client: Client, task_queue: str) -> None:
+    tasks = [
+        PlanTask(id="second", title="t", depends_on=["first"], postconditions=[DONE]),
+        PlanTask(id="first", title="t", postconditions=[DONE]),
+    ]
+    world = FakeWorld(sequence(call("write_file", path="a", content="b")), tasks=tasks, holds_after=0)
+    result = await run(client, task_queue, world)
+    assert result.plan == ["first", "second"]
+    assert [r.task.id for r in world.asked if r.task] == ["first", "second"]
+    # Each task starts with a clean slate: the model does not see the previous task's turns.
+    assert all(r.history == [] for r in world.asked)
+
+
+async def test_giving_up_fails_the_run(client: Client, task_queue: str) -> None:
+    world = FakeWorld(sequence(ActionProposal(kind="give_up", thought="no idea")))
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.FAILED
+    assert "gave up" in result.reason and "no idea" in result.reason
+    assert world.executed == []
+
+
+async def test_a_non_retryable_activity_error_fails_the_run_with_its_cause(client: Client, task_queue: str) -> None:
+    world = FakeWorld(
+        sequence(call("write_file", path="a", content="b")),
+        execute_error=ApplicationError("disk on fire", type="WorkspaceError", non_retryable=True),
+    )
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.FAILED
+    assert "execute_tool failed" in result.reason and "WorkspaceError: disk on fire" in result.reason
+
+
+async def test_failed_acceptance_fails_the_run(client: Client, task_queue: str) -> None:
+    # The task has no postconditions: it ends on a (checked, vacuous) finish; acceptance then fails.
+    tasks = [PlanTask(id="only", title="t")]
+    world = FakeWorld(sequence(ActionProposal(kind="finish")), tasks=tasks, holds_after=1)
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.FAILED
+    assert result.reason.startswith("acceptance failed")
+    assert result.acceptance is not None and not result.acceptance.passed
+
+
+async def test_progress_query_shows_state_and_steps_while_running(client: Client, task_queue: str) -> None:
+    release = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def slow_second(request: ProposalRequest) -> ProposalResult:
+        if len(request.history) == 1:
+            asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
+        return ProposalResult(proposal=call("write_file", path="a", content="b"), usage=ONE_CALL)
+
+    world = FakeWorld(slow_second, holds_after=2)
+    run_request = request()
+    async with Worker(client, task_queue=task_queue, workflows=[AgentRunWorkflow], activities=world.activities()):
+        handle = await client.start_workflow(
+            AgentRunWorkflow.run, run_request, id=run_request.run_id, task_queue=task_queue
+        )
+        for _ in range(200):
+            progress = await handle.query(AgentRunWorkflow.progress, 0)
+            if progress.step == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert progress.state == RunState.PROPOSING and progress.task_id == "only"
+        assert [s.step for s in progress.steps] == [1]
+        assert (await handle.query(AgentRunWorkflow.progress, 1)).steps == []
+        release.set()
+        result = await handle.result()
+    assert result.outcome == RunState.COMPLETED and len(result.steps) == 2
+
+
+@pytest.mark.parametrize("kind", ["finish", "give_up"])
+async def test_non_tool_proposals_never_execute(client: Client, task_queue: str, kind: str) -> None:
+    world = FakeWorld(sequence(ActionProposal(kind=kind)), holds_after=0)  # type: ignore[arg-type]
+    await run(client, task_queue, world)
+    assert world.executed == []
