@@ -3,7 +3,8 @@
     LabError
      ├── WorkspaceError      a fixture could not be copied into a workspace (non-retryable)
      ├── ToolError           a tool could not do what was asked; becomes a failed ToolResult
-     │    └── PathOutsideWorkspace
+     │    └── InvalidPath          a path no tool may use (NUL byte, symlink loop, ...)
+     │         └── PathOutsideWorkspace
      └── ProviderError       a model provider failed
           ├── ProviderUnavailable   transient: Temporal (or the baseline) retries
           └── ScriptError           a scripted provider's script does not fit (non-retryable)
@@ -29,7 +30,11 @@ class ToolError(LabError):
     pass
 
 
-class PathOutsideWorkspace(ToolError):
+class InvalidPath(ToolError):
+    pass
+
+
+class PathOutsideWorkspace(InvalidPath):
     pass
 
 

@@ -33,6 +33,11 @@ async def execute(workspace: Path, proposal: ActionProposal) -> ToolResult:
         return ToolResult(tool=name, ok=False, error=str(error), duration_ms=_since(started))
     except OSError as error:
         return ToolResult(tool=name, ok=False, error=f"{type(error).__name__}: {error}", duration_ms=_since(started))
+    except Exception as error:
+        # The tool boundary: whatever a tool does wrong is a failed result the model can
+        # read, never a crashed worker or an activity retried into the same failure.
+        error_text = f"internal tool error: {type(error).__name__}: {error}"
+        return ToolResult(tool=name, ok=False, error=error_text, duration_ms=_since(started))
     if isinstance(outcome, CommandOutcome):
         return ToolResult(
             tool=name,

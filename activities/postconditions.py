@@ -7,7 +7,7 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.errors import PathOutsideWorkspace
+from activities.errors import InvalidPath
 from activities.heartbeat import heartbeating
 from activities.tools.commands import run_shell
 from activities.tools.output import truncate
@@ -47,7 +47,7 @@ async def _check_one(workspace: Path, postcondition: Postcondition) -> Postcondi
         return PostconditionOutcome(description=description, passed=passed, detail=detail)
     try:
         target = resolve_in_workspace(workspace, postcondition.path)
-    except PathOutsideWorkspace as error:
+    except InvalidPath as error:
         return PostconditionOutcome(description=description, passed=False, detail=str(error))
     text = await asyncio.to_thread(_read_or_none, target)
     match postcondition:

@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from temporalio import activity
 
-from activities.errors import PathOutsideWorkspace
+from activities.errors import InvalidPath, PathOutsideWorkspace
 from activities.tools.paths import resolve_in_workspace
 from activities.tools.registry import TOOLS
 from contracts import ActionProposal, ReasonCode, Verdict, VerifyInput
@@ -29,6 +29,8 @@ def verify(workspace: Path, proposal: ActionProposal) -> Verdict:
             resolve_in_workspace(workspace, getattr(arguments, field))
         except PathOutsideWorkspace as error:
             return _reject(ReasonCode.PATH_OUTSIDE_WORKSPACE, str(error))
+        except InvalidPath as error:
+            return _reject(ReasonCode.INVALID_ARGUMENTS, str(error))
     return Verdict(allowed=True, reason_code=ReasonCode.ALLOWED)
 
 

@@ -55,6 +55,8 @@ def load_task_dir(directory: Path) -> Task:
         spec = TaskSpec.model_validate(raw)
     except OSError as error:
         raise TaskError(f"{spec_path}: cannot read: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise TaskError(f"{spec_path}: not UTF-8 text") from None
     except yaml.YAMLError as error:
         raise TaskError(f"{spec_path}: not valid YAML: {_one_line(str(error))}") from None
     except ValidationError as error:

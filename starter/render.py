@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from typing import TextIO
 
@@ -9,11 +11,20 @@ from contracts import PostconditionResult, RunResult, RunState, StepRecord
 
 
 class Printer:
-    def __init__(self, stream: TextIO = sys.stdout) -> None:
-        self._stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream or sys.stdout
+        self._closed = False
 
     def line(self, text: str = "") -> None:
-        print(text, file=self._stream, flush=True)
+        if self._closed:
+            return
+        try:
+            print(text, file=self._stream, flush=True)
+        except BrokenPipeError:
+            # The reader went away (`| head`); the run goes on and its record is kept.
+            self._closed = True
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
 
     def started(self, runtime: str, run_id: str, task_id: str, link: str | None = None) -> None:
         self.line(f"> {runtime} run {run_id} on task {task_id}")

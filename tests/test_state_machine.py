@@ -13,9 +13,7 @@ from workflows.state_machine import TRANSITIONS, IllegalTransition, StateMachine
 S = RunState
 LEGAL = [(source, target) for source, targets in TRANSITIONS.items() for target in sorted(targets)]
 ILLEGAL = [
-    (source, target)
-    for source, target in itertools.product(RunState, RunState)
-    if target not in TRANSITIONS[source]
+    (source, target) for source, target in itertools.product(RunState, RunState) if target not in TRANSITIONS[source]
 ]
 
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from activities.errors import ScriptError
 from activities.providers.base import Reply
@@ -37,6 +37,11 @@ class Script(BaseModel):
 
     goal: GoalInterpretation
     plan: list[ScriptedTask] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _plan_is_a_dag(self) -> Script:
+        self.as_plan()  # duplicate ids, unknown dependencies and cycles fail here, at load
+        return self
 
     def as_plan(self) -> Plan:
         return Plan(tasks=[PlanTask.model_validate(task.model_dump(exclude={"actions"})) for task in self.plan])
@@ -98,6 +103,8 @@ def _load_script(path: Path, mtime_ns: int) -> Script:
     """Parsed once per file version (the modification time is part of the cache key)."""
     try:
         return Script.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except UnicodeDecodeError:
+        raise ScriptError(f"{path}: not UTF-8 text") from None
     except yaml.YAMLError as error:
         raise ScriptError(f"{path}: not valid YAML: {error}") from None
     except ValidationError as error:

@@ -18,6 +18,8 @@ from activities.tools.output import MAX_OUTPUT_CHARS, decode, truncate
 
 # Keep at most this much output in memory; the middle of a flood is dropped while reading.
 _CAPTURE_LIMIT_BYTES = 4 * MAX_OUTPUT_CHARS
+# How long to wait for the output pipe to close once the command's group is dead.
+_DRAIN_TIMEOUT_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -47,29 +49,43 @@ def command_environment(workspace: Path) -> dict[str, str]:
 
 async def run_shell(command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
     started = time.perf_counter()
-    process = await asyncio.create_subprocess_exec(
-        "/bin/sh",
-        "-c",
-        command,
-        cwd=workspace,
-        env=command_environment(workspace),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-    )
-    reader = asyncio.create_task(_read_capped(process.stdout))  # type: ignore[arg-type]
+    # Output goes to a pipe of our own, not one asyncio owns: asyncio's process.wait() also
+    # waits for its pipes to close, so a background child holding them (`sleep 30 &`) would
+    # turn a finished command into a timeout (python/cpython#119710).
+    read_fd, write_fd = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            command,
+            cwd=workspace,
+            env=command_environment(workspace),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    reader = asyncio.create_task(_read_capped(read_fd))
     timed_out = False
     try:
         await asyncio.wait_for(process.wait(), timeout=timeout_s)
     except TimeoutError:
         timed_out = True
     finally:
-        # Always, also on cancellation: a command leaves nothing running behind it
-        # (a background child would otherwise hold the output pipe open).
+        # Always, also on cancellation: a command leaves nothing running behind it, and
+        # killing its group closes the pipe for the reader.
         _kill_group(process.pid)
         await process.wait()
-    data, dropped = await reader
+    try:
+        data, dropped = await asyncio.wait_for(reader, timeout=_DRAIN_TIMEOUT_S)
+    except TimeoutError:
+        # A descendant left the process group and still holds the pipe: stop listening.
+        data, dropped = b"", 0
     text, cut = truncate(decode(data))
     if dropped:
         text += f"\n... [{dropped} more bytes not captured]"
@@ -82,14 +98,22 @@ async def run_shell(command: str, workspace: Path, timeout_s: float) -> CommandO
     )
 
 
-async def _read_capped(stream: asyncio.StreamReader) -> tuple[bytes, int]:
+async def _read_capped(read_fd: int) -> tuple[bytes, int]:
     """Everything up to the cap, then only a count of what was dropped."""
+    loop = asyncio.get_running_loop()
+    stream = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(stream), os.fdopen(read_fd, "rb", buffering=0)
+    )
     kept = bytearray()
     dropped = 0
-    while chunk := await stream.read(65536):
-        room = _CAPTURE_LIMIT_BYTES - len(kept)
-        kept += chunk[:room]
-        dropped += max(0, len(chunk) - room)
+    try:
+        while chunk := await stream.read(65536):
+            room = max(0, _CAPTURE_LIMIT_BYTES - len(kept))
+            kept += chunk[:room]
+            dropped += len(chunk) - min(room, len(chunk))
+    finally:
+        transport.close()
     return bytes(kept), dropped
 
 

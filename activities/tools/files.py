@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
+import uuid
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,11 +54,7 @@ async def read_file(workspace: Path, args: ReadFileArgs) -> str:
 async def write_file(workspace: Path, args: WriteFileArgs) -> str:
     target = resolve_in_workspace(workspace, args.path)
 
-    def write() -> None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(args.content, encoding="utf-8")
-
-    await asyncio.to_thread(write)
+    await asyncio.to_thread(_write_text, target, args.content, args.path)
     return f"wrote {len(args.content)} characters to {args.path}"
 
 
@@ -68,7 +67,7 @@ async def replace_in_file(workspace: Path, args: ReplaceInFileArgs) -> str:
         if found == 0:
             raise ToolError(f"text to replace not found in {args.path}")
         replaced = found if args.count is None else min(found, args.count)
-        target.write_text(text.replace(args.old, args.new, replaced), encoding="utf-8")
+        _write_text(target, text.replace(args.old, args.new, replaced), args.path)
         return replaced
 
     replaced = await asyncio.to_thread(replace)
@@ -94,6 +93,24 @@ async def list_files(workspace: Path, args: ListFilesArgs) -> str:
     shown = files[:_MAX_LISTED]
     more = f"\n... and {len(files) - _MAX_LISTED} more" if len(files) > _MAX_LISTED else ""
     return "\n".join(shown) + more if shown else "(no files)"
+
+
+def _write_text(target: Path, text: str, shown_as: str) -> None:
+    """All or nothing: the text is encoded before anything is touched, written beside the
+    target, then renamed over it, so a failure never leaves a file empty or half written."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ToolError(f"content for {shown_as} is not valid text ({error.reason} at {error.start})") from None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        scratch.write_bytes(data)
+        if target.exists():
+            os.chmod(scratch, stat.S_IMODE(target.stat().st_mode))
+        os.replace(scratch, target)
+    finally:
+        scratch.unlink(missing_ok=True)
 
 
 def _read_text(target: Path, shown_as: str, strict: bool = False) -> str:

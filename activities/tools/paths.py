@@ -4,21 +4,28 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from activities.errors import PathOutsideWorkspace
+from activities.errors import InvalidPath, PathOutsideWorkspace
 
 
 def resolve_in_workspace(workspace: Path, relative: str) -> Path:
-    """The real path of `relative` inside `workspace`, or PathOutsideWorkspace.
+    """The real path of `relative` inside `workspace`, or PathOutsideWorkspace (InvalidPath
+    for a path that cannot name a file at all).
 
     Absolute paths are refused outright (a model never knows where its workspace is), and
     the check runs on the resolved path, so `..` and symlinks cannot lead outside.
     """
     if not relative.strip():
-        raise PathOutsideWorkspace("empty path")
+        raise InvalidPath("empty path")
+    if "\x00" in relative:
+        raise InvalidPath(f"path {relative!r} contains a NUL byte")
     if PurePosixPath(relative).is_absolute() or relative.startswith("~"):
         raise PathOutsideWorkspace(f"absolute path {relative!r}: use a path relative to the workspace")
     root = workspace.resolve()
-    target = (root / relative).resolve()
+    try:
+        target = (root / relative).resolve()
+    except (RuntimeError, OSError) as error:
+        # Python 3.11 raises RuntimeError on a symlink loop.
+        raise InvalidPath(f"path {relative!r} cannot be resolved: {error}") from None
     if not target.is_relative_to(root):
         raise PathOutsideWorkspace(f"path {relative!r} resolves outside the workspace")
     return target

@@ -1,0 +1,115 @@
+"""What durability costs per step: durable and baseline runs of each task, side by side.
+
+    uv run python -m experiments.benchmarks.durable_overhead [--runs 5]
+
+Starts its own dev server (fast dynamic config, headless, a temporary history file) on a free
+port and a worker whose interceptor times every activity. For the durable runtime it splits
+wall time into time inside activities (the work) and the rest (Temporal's orchestration:
+scheduling, history writes, workflow tasks). The baseline does the same kind of work with no
+orchestration; its steps differ in number (it has no plan and checks nothing between steps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
+
+from baseline import BaselineLoop
+from contracts import TASK_QUEUE, RunResult
+from experiments.catalog import list_tasks
+from starter.cli import build_request
+from starter.temporal_server import DevServer, DevServerOptions
+from worker import build_worker, connect
+from workflows import AgentRunWorkflow
+
+
+@dataclass
+class ActivityClock:
+    seconds: dict[str, float] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+
+    def add(self, workflow_id: str, elapsed: float) -> None:
+        self.seconds[workflow_id] = self.seconds.get(workflow_id, 0.0) + elapsed
+        self.calls[workflow_id] = self.calls.get(workflow_id, 0) + 1
+
+
+class _Timed(ActivityInboundInterceptor):
+    def __init__(self, next: ActivityInboundInterceptor, clock: ActivityClock) -> None:
+        super().__init__(next)
+        self._clock = clock
+
+    async def execute_activity(self, input: ExecuteActivityInput) -> Any:
+        from temporalio import activity
+
+        started = time.perf_counter()
+        try:
+            return await super().execute_activity(input)
+        finally:
+            self._clock.add(activity.info().workflow_id or "", time.perf_counter() - started)
+
+
+class TimingInterceptor(Interceptor):
+    def __init__(self, clock: ActivityClock) -> None:
+        self.clock = clock
+
+    def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
+        return _Timed(next, self.clock)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def main(runs: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="lab-bench-") as scratch:
+        os.environ["AGENT_LAB_DATA"] = scratch
+        server = DevServer(DevServerOptions(port=_free_port(), ui_port=None, database=Path(scratch) / "bench.sqlite"))
+        await server.start()
+        try:
+            client = await connect(server.address)
+            clock = ActivityClock()
+            async with build_worker(client, interceptors=[TimingInterceptor(clock)]):
+                print("| task | runtime | wall s | steps | activities | in activities s | orchestration ms/step |")
+                print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+                for task in list_tasks():
+                    durable: list[RunResult] = []
+                    for _ in range(runs):
+                        request = build_request(task, "durable")
+                        durable.append(
+                            await client.execute_workflow(
+                                AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
+                            )
+                        )
+                    inside = [clock.seconds[r.run_id] for r in durable]
+                    calls = [clock.calls[r.run_id] for r in durable]
+                    overhead = [(r.wall_time_s - s) / len(r.steps) * 1000 for r, s in zip(durable, inside, strict=True)]
+                    print(
+                        f"| {task.spec.id} | durable | {statistics.mean(r.wall_time_s for r in durable):.2f} "
+                        f"| {len(durable[0].steps)} | {statistics.mean(calls):.0f} | {statistics.mean(inside):.2f} "
+                        f"| {statistics.mean(overhead):.1f} |"
+                    )
+                    baseline = [await BaselineLoop().run(build_request(task, "baseline")) for _ in range(runs)]
+                    print(
+                        f"| {task.spec.id} | baseline | {statistics.mean(r.wall_time_s for r in baseline):.2f} "
+                        f"| {len(baseline[0].steps)} | - | - | 0 |"
+                    )
+        finally:
+            await server.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    asyncio.run(main(parser.parse_args().runs))

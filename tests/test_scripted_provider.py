@@ -1,0 +1,289 @@
+"""The scripted provider, and the model activities that wrap any provider."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from activities.errors import ScriptError
+from activities.model_calls import compile_goal, plan, propose_action
+from activities.providers.scripted import ScriptedProvider
+from contracts import (
+    ActionProposal,
+    CommandExitCode,
+    CompileGoalRequest,
+    FileContains,
+    GoalSpec,
+    PlanRequest,
+    PlanTask,
+    ProposalRequest,
+    ProviderConfig,
+    Turn,
+)
+from experiments.catalog import Task
+
+# Tasks declared out of dependency order, with a `finish` and a `give_up` before the end.
+OUT_OF_ORDER_SCRIPT = """
+goal:
+  summary: Do two things.
+plan:
+  - id: second
+    title: Second
+    depends_on: [first]
+    actions:
+      - tool: read_file
+        arguments: {path: b.txt}
+      - kind: finish
+  - id: first
+    title: First
+    actions:
+      - tool: read_file
+        arguments: {path: a.txt}
+      - kind: finish
+        thought: first is done
+      - tool: list_files
+      - kind: give_up
+"""
+
+CYCLIC_SCRIPT = """
+goal:
+  summary: Chase your tail.
+plan:
+  - id: a
+    title: A
+    depends_on: [b]
+  - id: b
+    title: B
+    depends_on: [a]
+"""
+
+
+def write_script(tmp_path: Path, text: str, name: str = "script.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def request(script: Path, *, task: PlanTask | None = None, turns: int = 0) -> ProposalRequest:
+    history = [Turn(step=i + 1, proposal=None, outcome="rejected", feedback="-") for i in range(turns)]
+    return ProposalRequest(
+        provider=ProviderConfig(script_path=str(script)), goal="the goal", task=task, history=history
+    )
+
+
+async def proposals(script: Path, task: PlanTask | None, count: int) -> list[ActionProposal]:
+    provider = ScriptedProvider(str(script))
+    found = []
+    for turns in range(count):
+        proposal = (await provider.propose(request(script, task=task, turns=turns), [])).proposal
+        assert proposal is not None
+        found.append(proposal)
+    return found
+
+
+# --- ScriptedProvider ----------------------------------------------------------------------
+
+
+async def test_position_follows_history_length(rename_task: Task) -> None:
+    provider = ScriptedProvider(str(rename_task.script_path))
+    task = PlanTask(id="update-callers", title="Update callers")
+    third = await provider.propose(request(rename_task.script_path, task=task, turns=2), [])
+    assert third.proposal is not None
+    assert third.proposal.arguments == {"path": "tests/test_pricing.py", "old": "calc_total", "new": "order_total"}
+    # The same request again gets the same answer: no hidden position state.
+    again = await provider.propose(request(rename_task.script_path, task=task, turns=2), [])
+    assert again.proposal == third.proposal
+
+
+async def test_actions_follow_the_plan_task(rename_task: Task) -> None:
+    definition = await proposals(rename_task.script_path, PlanTask(id="rename-definition", title="t"), 3)
+    assert [p.tool for p in definition] == ["run_command", "replace_in_file", "replace_in_file"]
+    assert definition[1].arguments["path"] == "shop/pricing.py"
+    callers = await proposals(rename_task.script_path, PlanTask(id="update-callers", title="t"), 6)
+    assert callers[0].arguments["path"] == "shop/cart.py"
+    assert callers[-1].kind == "finish"
+
+
+async def test_unknown_plan_task_raises_script_error(rename_task: Task) -> None:
+    provider = ScriptedProvider(str(rename_task.script_path))
+    with pytest.raises(ScriptError, match="no plan task 'nope'"):
+        await provider.propose(request(rename_task.script_path, task=PlanTask(id="nope", title="t")), [])
+
+
+async def test_without_task_tool_calls_come_in_topological_order_then_one_finish(tmp_path: Path) -> None:
+    script = write_script(tmp_path, OUT_OF_ORDER_SCRIPT)
+    steps = await proposals(script, None, 5)
+    assert [(p.kind, p.tool) for p in steps] == [
+        ("tool_call", "read_file"),
+        ("tool_call", "list_files"),
+        ("tool_call", "read_file"),
+        ("finish", None),
+        ("give_up", None),
+    ]
+    assert [p.arguments.get("path") for p in steps[:3]] == ["a.txt", None, "b.txt"]
+
+
+async def test_without_task_shipped_script_flattens_every_task(rename_task: Task) -> None:
+    steps = await proposals(rename_task.script_path, None, 10)
+    assert [p.kind for p in steps] == ["tool_call"] * 8 + ["finish", "give_up"]
+    # rename-definition's calls come before update-callers'.
+    assert steps[1].arguments["path"] == "shop/pricing.py"
+    assert steps[3].arguments["path"] == "shop/cart.py"
+
+
+async def test_past_the_end_gives_up(bugfix_task: Task) -> None:
+    provider = ScriptedProvider(str(bugfix_task.script_path))
+    task = PlanTask(id="fix-median", title="t")
+    result = await provider.propose(request(bugfix_task.script_path, task=task, turns=50), [])
+    assert result.proposal is not None
+    assert result.proposal.kind == "give_up"
+
+
+async def test_usage_counts_one_call_with_token_estimates(bugfix_task: Task) -> None:
+    provider = ScriptedProvider(str(bugfix_task.script_path))
+    for usage in [
+        (await provider.propose(request(bugfix_task.script_path), [])).usage,
+        (await provider.interpret_goal("a goal")).usage,
+        (await provider.draft_plan("a goal", "a summary", [])).usage,
+    ]:
+        assert usage.model_calls == 1
+        assert usage.input_tokens > 0 and usage.output_tokens > 0
+        assert usage.provider == "scripted"
+
+
+async def test_interpret_goal_and_draft_plan_come_from_the_script(rename_task: Task) -> None:
+    provider = ScriptedProvider(str(rename_task.script_path))
+    goal = (await provider.interpret_goal("whatever")).value
+    assert goal.summary.startswith("Rename calc_total to order_total")
+    assert len(goal.constraints) == 2
+    drafted = (await provider.draft_plan("g", "s", [])).value
+    assert [task.id for task in drafted.tasks] == ["rename-definition", "update-callers"]
+    assert drafted.tasks[1].depends_on == ["rename-definition"]
+
+
+async def test_missing_script_raises_script_error_with_path(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.yaml"
+    with pytest.raises(ScriptError, match="script not found") as raised:
+        await ScriptedProvider(str(missing)).interpret_goal("g")
+    assert str(missing) in str(raised.value)
+
+
+async def test_invalid_yaml_raises_script_error_with_path(tmp_path: Path) -> None:
+    script = write_script(tmp_path, "goal: [unclosed\n")
+    with pytest.raises(ScriptError, match="not valid YAML") as raised:
+        await ScriptedProvider(str(script)).interpret_goal("g")
+    assert str(script) in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("goal: {summary: s}\nplan: []\n", "plan"),
+        ("plan: [{id: a, title: A}]\n", "goal"),
+        ("goal: {summary: s}\nplan: [{id: a, title: A}]\nextra: 1\n", "extra"),
+        ("goal: {summary: s}\nplan: [{id: a, title: A, actions: [{kind: dance}]}]\n", "plan.0.actions.0.kind"),
+    ],
+)
+async def test_script_failing_validation_raises_script_error_with_path(tmp_path: Path, text: str, where: str) -> None:
+    script = write_script(tmp_path, text)
+    with pytest.raises(ScriptError) as raised:
+        await ScriptedProvider(str(script)).interpret_goal("g")
+    assert str(raised.value).startswith(f"{script}: {where}: ")
+
+
+async def test_cyclic_plan_script_raises_script_error(tmp_path: Path) -> None:
+    script = write_script(tmp_path, CYCLIC_SCRIPT)
+    with pytest.raises(ScriptError, match=re.escape(str(script))):
+        await ScriptedProvider(str(script)).draft_plan("g", "s", [])
+
+
+async def test_a_cyclic_script_is_refused_by_every_provider_call(tmp_path: Path) -> None:
+    script = write_script(tmp_path, CYCLIC_SCRIPT)
+    provider = ScriptedProvider(str(script))
+    with pytest.raises(ScriptError, match="cycle"):
+        await provider.interpret_goal("g")
+    with pytest.raises(ScriptError, match="cycle"):
+        await provider.propose(request(script), [])
+
+
+# --- model activities ----------------------------------------------------------------------
+
+
+async def test_compile_goal_keeps_the_requests_acceptance(rename_task: Task) -> None:
+    acceptance = [CommandExitCode(command="python -m pytest -q"), FileContains(path="shop/pricing.py", text="x")]
+    compiled = await compile_goal(
+        CompileGoalRequest(
+            provider=ProviderConfig(script_path=str(rename_task.script_path)), goal="rename it", acceptance=acceptance
+        )
+    )
+    spec = compiled.goal_spec
+    assert spec.acceptance == acceptance
+    assert spec.goal == "rename it"
+    assert spec.summary.startswith("Rename calc_total")
+    assert compiled.usage.model_calls == 1
+
+
+async def test_compile_goal_cannot_add_acceptance(rename_task: Task) -> None:
+    config = ProviderConfig(script_path=str(rename_task.script_path))
+    compiled = await compile_goal(CompileGoalRequest(provider=config, goal="g"))
+    assert compiled.goal_spec.acceptance == []
+
+
+async def test_plan_activity_returns_the_scripted_plan(bugfix_task: Task) -> None:
+    config = ProviderConfig(script_path=str(bugfix_task.script_path))
+    result = await plan(PlanRequest(provider=config, goal_spec=GoalSpec(goal="g", summary="s")))
+    assert [task.id for task in result.plan.tasks] == ["fix-median"]
+    assert result.usage.model_calls == 1
+
+
+async def test_propose_action_activity_follows_the_script(bugfix_task: Task) -> None:
+    result = await propose_action(request(bugfix_task.script_path, task=PlanTask(id="fix-median", title="t")))
+    assert result.proposal is not None
+    assert result.proposal.arguments == {"command": "python -m pytest -q"}
+
+
+def _non_retryable_script_error(raised: pytest.ExceptionInfo[ApplicationError], path: Path) -> None:
+    assert raised.value.type == "ScriptError"
+    assert raised.value.non_retryable
+    assert str(path) in raised.value.message
+
+
+async def test_compile_goal_script_error_is_non_retryable_application_error(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.yaml"
+    with pytest.raises(ApplicationError) as raised:
+        await compile_goal(CompileGoalRequest(provider=ProviderConfig(script_path=str(missing)), goal="g"))
+    _non_retryable_script_error(raised, missing)
+
+
+async def test_plan_script_error_is_non_retryable_application_error(tmp_path: Path) -> None:
+    broken = write_script(tmp_path, "goal: [unclosed\n")
+    goal_spec = GoalSpec(goal="g", summary="s")
+    with pytest.raises(ApplicationError) as raised:
+        await plan(PlanRequest(provider=ProviderConfig(script_path=str(broken)), goal_spec=goal_spec))
+    _non_retryable_script_error(raised, broken)
+
+
+async def test_propose_action_script_error_is_non_retryable_application_error(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.yaml"
+    with pytest.raises(ApplicationError) as raised:
+        await propose_action(request(missing))
+    _non_retryable_script_error(raised, missing)
+
+
+async def test_missing_script_path_is_non_retryable_script_error() -> None:
+    with pytest.raises(ApplicationError) as raised:
+        await compile_goal(CompileGoalRequest(provider=ProviderConfig(), goal="g"))
+    assert raised.value.type == "ScriptError"
+    assert raised.value.non_retryable
+
+
+async def test_plan_with_cyclic_script_is_non_retryable_script_error(tmp_path: Path) -> None:
+    script = write_script(tmp_path, CYCLIC_SCRIPT)
+    goal_spec = GoalSpec(goal="g", summary="s")
+    with pytest.raises(ApplicationError) as raised:
+        await plan(PlanRequest(provider=ProviderConfig(script_path=str(script)), goal_spec=goal_spec))
+    _non_retryable_script_error(raised, script)
