@@ -6,6 +6,7 @@ The durable runtime runs on Temporal's time-skipping test server with the lab's 
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,9 @@ async def run_runtime(runtime: str, client: Client, task_queue: str, request: Ru
 
 @pytest.mark.parametrize("runtime", ["durable", "baseline"])
 @pytest.mark.parametrize("task_id", ["rename-refactor", "bugfix-median"])
-async def test_each_runtime_solves_each_task(client: Client, task_queue: str, runtime: str, task_id: str) -> None:
+async def test_each_runtime_solves_each_task(
+    client: Client, task_queue: str, runtime: str, task_id: str, tmp_path: Path
+) -> None:
     task = load_task(task_id)
     before = fingerprint(task.fixture_dir)
     request = build_request(task, runtime)  # type: ignore[arg-type]
@@ -57,7 +60,9 @@ async def test_each_runtime_solves_each_task(client: Client, task_queue: str, ru
     # The work happened in a fresh copy; the fixture itself is untouched and still broken/old.
     assert Path(result.workspace) != task.fixture_dir
     assert fingerprint(task.fixture_dir) == before
-    assert not (await check(task.fixture_dir, task.spec.postconditions)).passed
+    pristine = tmp_path / "pristine"
+    shutil.copytree(task.fixture_dir, pristine)
+    assert not (await check(pristine, task.spec.postconditions)).passed
     assert result.usage.model_calls >= len(result.steps)
 
 
