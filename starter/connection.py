@@ -42,7 +42,9 @@ async def temporal_connection(*, keep_server: bool = False) -> AsyncIterator[Con
                 f"nothing answers at TEMPORAL_ADDRESS={address}; start a Temporal server there, "
                 "or unset TEMPORAL_ADDRESS to use the embedded dev server"
             )
-        embedded = DevServer(DevServerOptions(port=port, ui_port=settings.dev_server_ui_port()))
+        embedded = DevServer(
+            DevServerOptions(port=port, ui_port=settings.dev_server_ui_port(), outlive_parent=keep_server)
+        )
         await embedded.start()
         address = embedded.address
     try:

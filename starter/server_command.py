@@ -4,6 +4,7 @@ over the same history file the runs wrote, so every earlier run can be opened ag
 from __future__ import annotations
 
 import asyncio
+import signal
 
 from starter.errors import StarterError
 from starter.temporal_server import DevServer, DevServerOptions, default_database, is_listening
@@ -16,8 +17,12 @@ async def serve(port: int, ui_port: int) -> int:
     await server.start()
     print(f"Temporal dev server at {server.address}, history in {default_database()}")
     print(f"Web UI: http://localhost:{ui_port}  (Ctrl-C stops the server)", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await server.stop()
     return 0

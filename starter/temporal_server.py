@@ -7,9 +7,12 @@ Web UI can show them again later (`python -m starter server`).
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import sysconfig
 import time
 from dataclasses import dataclass
@@ -26,6 +29,16 @@ _FAST_DYNAMIC_CONFIG = (
     "history.timerProcessorMaxPollRPS=1000",
     'history.timerProcessorMaxTimeShift="10ms"',
 )
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: ask Linux to send SIGTERM when the parent dies."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def temporal_cli() -> Path:
@@ -64,6 +77,8 @@ class DevServerOptions:
     ui_port: int | None = 8233  # None: no Web UI
     database: Path | None = None  # None: the default file under the data directory
     ip: str = "127.0.0.1"
+    # False: the server dies with the process that started it, even one killed with SIGKILL.
+    outlive_parent: bool = False
 
 
 def dev_server_command(options: DevServerOptions) -> list[str]:
@@ -106,9 +121,14 @@ class DevServer:
         database = self.options.database or default_database()
         database.parent.mkdir(parents=True, exist_ok=True)
         log = self._log.open("ab")
-        # A session of its own: Ctrl-C in the starter does not reach the server mid-shutdown.
+        # A session of its own: Ctrl-C in the terminal reaches the starter, which then stops
+        # the server in order, instead of reaching both at once.
         self._process = subprocess.Popen(
-            dev_server_command(self.options), stdout=log, stderr=log, start_new_session=True
+            dev_server_command(self.options),
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            preexec_fn=None if self.options.outlive_parent else _die_with_parent,
         )
         log.close()
         deadline = time.monotonic() + timeout_s

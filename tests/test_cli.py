@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -47,8 +48,6 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: 
 
 
 def wait_listening(port: int, timeout_s: float = 30) -> None:
-    import socket
-
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         with socket.socket() as sock:
@@ -56,6 +55,16 @@ def wait_listening(port: int, timeout_s: float = 30) -> None:
                 return
         time.sleep(0.1)
     raise TimeoutError(f"nothing listens on {port}")
+
+
+def wait_closed(port: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) != 0:
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"something still listens on {port}")
 
 
 def test_tasks_lists_ids_first() -> None:
@@ -145,6 +154,24 @@ def test_durable_run_on_the_embedded_server_and_its_history_afterwards(tmp_path:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+    wait_closed(port)
+
+
+def test_the_embedded_server_dies_with_the_starter(tmp_path: Path) -> None:
+    """Even a SIGKILLed starter leaves no dev server behind."""
+    port, ui_port = free_port(), free_port()
+    env = cli_env(AGENT_LAB_DEV_PORT=str(port), AGENT_LAB_UI_PORT=str(ui_port), AGENT_LAB_DATA=str(tmp_path))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "starter", "server"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_listening(port)
+    server.kill()
+    server.wait(timeout=10)
+    wait_closed(port)
 
 
 @pytest.mark.parametrize("task_id", ["bugfix-median"])
