@@ -31,6 +31,18 @@ def starter(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
     )
 
 
+def spawn(*command: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A long-running lab process (a server, a worker), in its own process group."""
+    return subprocess.Popen(
+        [sys.executable, *command],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 def cli_env(**overrides: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "TEMPORAL_ADDRESS"}
     env.update(overrides)
@@ -131,14 +143,7 @@ def test_durable_run_on_the_embedded_server_and_its_history_afterwards(tmp_path:
     assert "python -m starter server" in result.stdout
     assert (tmp_path / "temporal" / "dev-server.sqlite").is_file()
 
-    server = subprocess.Popen(
-        [sys.executable, "-m", "starter", "server"],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    server = spawn("-m", "starter", "server", env=env)
     try:
         wait_listening(port)
         listed = subprocess.run(
@@ -161,13 +166,7 @@ def test_the_embedded_server_dies_with_the_starter(tmp_path: Path) -> None:
     """Even a SIGKILLed starter leaves no dev server behind."""
     port, ui_port = free_port(), free_port()
     env = cli_env(AGENT_LAB_DEV_PORT=str(port), AGENT_LAB_UI_PORT=str(ui_port), AGENT_LAB_DATA=str(tmp_path))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "starter", "server"],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = spawn("-m", "starter", "server", env=env)
     wait_listening(port)
     server.kill()
     server.wait(timeout=10)
@@ -179,14 +178,7 @@ async def test_no_worker_run_is_finished_by_a_standalone_worker(dev_env: Workflo
     """`--no-worker` submits and waits; `python worker.py`, in its own process, does the work."""
     address = dev_env.client.service_client.config.target_host
     env = cli_env(TEMPORAL_ADDRESS=address)
-    worker = subprocess.Popen(
-        [sys.executable, "worker.py"],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    worker = spawn("worker.py", env=env)
     try:
         result = starter("run", "--runtime", "durable", "--task", task_id, "--no-worker", env=env)
         assert result.returncode == 0, result.stdout + result.stderr
