@@ -53,3 +53,8 @@ def _port(name: str, default: int) -> int:
     if not raw.isdigit() or not 0 < int(raw) < 65536:
         raise SettingsError(f"{name} must be a port number, not {raw!r}")
     return int(raw)
+
+
+def ops_url() -> str | None:
+    """Base URL of the operations service the side-effecting tools call, if one is configured."""
+    return os.environ.get("AGENT_LAB_OPS_URL") or None

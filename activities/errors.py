@@ -5,6 +5,9 @@
      ├── ToolError           a tool could not do what was asked; becomes a failed ToolResult
      │    └── InvalidPath          a path no tool may use (NUL byte, symlink loop, ...)
      │         └── PathOutsideWorkspace
+     ├── ToolUnavailable     the system a tool acts on did not answer (retryable: the same
+     │                       idempotency key makes the retry safe)
+     ├── SandboxError        the configured sandbox cannot run here (non-retryable)
      └── ProviderError       a model provider failed
           ├── ProviderUnavailable   transient: Temporal (or the baseline) retries
           └── ScriptError           a scripted provider's script does not fit (non-retryable)
@@ -35,6 +38,14 @@ class InvalidPath(ToolError):
 
 
 class PathOutsideWorkspace(InvalidPath):
+    pass
+
+
+class ToolUnavailable(LabError):
+    retryable = True
+
+
+class SandboxError(LabError):
     pass
 
 

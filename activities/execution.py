@@ -1,61 +1,133 @@
-"""Tool execution. Every failure becomes a typed ToolResult; nothing a tool does crashes a worker."""
+"""Tool execution, exactly once per idempotency key. Every failure becomes a typed ToolResult;
+nothing a tool does crashes a worker.
+
+A call that changes something is recorded in the effect store: its intent before it acts,
+its result after. A retry whose key has a recorded result gets that result without acting;
+a retry whose intent is recorded but whose result is not (a worker died in between) asks the
+target system through the tool's probe, and acts only if the effect is really absent.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from functools import cache
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from temporalio import activity
 
-from activities.errors import ToolError
+import settings
+from activities.effects.keys import canonical_json, idempotency_key
+from activities.effects.store import EffectStore
+from activities.errors import SandboxError, ToolError, ToolUnavailable, to_application_error
 from activities.heartbeat import heartbeating
-from activities.tools.commands import CommandOutcome
-from activities.tools.registry import TOOLS
+from activities.sandbox import CommandOutcome, Sandbox, SandboxUnavailable, select_sandbox
+from activities.tools.context import ToolContext
+from activities.tools.registry import TOOLS, Tool
 from activities.verification import describe_validation_error
-from contracts import ActionProposal, ExecuteToolInput, ToolResult
-
-
-async def execute(workspace: Path, proposal: ActionProposal) -> ToolResult:
-    name = proposal.tool or ""
-    tool = TOOLS.get(name)
-    if tool is None:
-        return ToolResult(tool=name, ok=False, error=f"unknown tool {name!r}")
-    try:
-        arguments = tool.arguments.model_validate(proposal.arguments)
-    except ValidationError as error:
-        return ToolResult(tool=name, ok=False, error=describe_validation_error(error))
-    started = time.perf_counter()
-    try:
-        async with heartbeating():
-            outcome = await tool.run(workspace, arguments)
-    except ToolError as error:
-        return ToolResult(tool=name, ok=False, error=str(error), duration_ms=_since(started))
-    except OSError as error:
-        return ToolResult(tool=name, ok=False, error=f"{type(error).__name__}: {error}", duration_ms=_since(started))
-    except Exception as error:
-        # The tool boundary: whatever a tool does wrong is a failed result the model can
-        # read, never a crashed worker or an activity retried into the same failure.
-        error_text = f"internal tool error: {type(error).__name__}: {error}"
-        return ToolResult(tool=name, ok=False, error=error_text, duration_ms=_since(started))
-    if isinstance(outcome, CommandOutcome):
-        return ToolResult(
-            tool=name,
-            ok=not outcome.timed_out,
-            output=outcome.output,
-            error="timed out" if outcome.timed_out else None,
-            exit_code=outcome.exit_code,
-            timed_out=outcome.timed_out,
-            truncated=outcome.truncated,
-            duration_ms=outcome.duration_ms,
-            backend="process",
-        )
-    return ToolResult(tool=name, ok=True, output=outcome, duration_ms=_since(started))
+from contracts import ExecuteToolInput, ToolResult
 
 
 @activity.defn
 async def execute_tool(request: ExecuteToolInput) -> ToolResult:
-    return await execute(Path(request.workspace), request.proposal)
+    try:
+        return await execute(request)
+    except (ToolUnavailable, SandboxError) as error:
+        raise to_application_error(error) from None
+
+
+async def execute(request: ExecuteToolInput) -> ToolResult:
+    name = request.proposal.tool or ""
+    tool = TOOLS.get(name)
+    if tool is None:
+        return ToolResult(tool=name, ok=False, error=f"unknown tool {name!r}")
+    try:
+        arguments = tool.arguments.model_validate(request.proposal.arguments)
+    except ValidationError as error:
+        return ToolResult(tool=name, ok=False, error=describe_validation_error(error))
+    canonical = arguments.model_dump(mode="json")
+    key = idempotency_key(request.run_id, request.step, name, canonical)
+    ctx = ToolContext(
+        workspace=Path(request.workspace),
+        run_id=request.run_id,
+        step=request.step,
+        idempotency_key=key,
+        sandbox=await current_sandbox(),
+        ops_url=settings.ops_url(),
+    )
+    if not tool.recorded:
+        return await _run(tool, ctx, arguments)
+
+    store = _store()
+    record = await asyncio.to_thread(store.lookup, key)
+    if record is not None and record.done and record.result is not None:
+        return record.result.model_copy(update={"replayed": True})
+    if record is not None and tool.probe is not None:
+        # Intent without effect: the last attempt died somewhere between the two records.
+        found = await tool.probe(ctx, arguments)
+        if found is not None:
+            result = ToolResult(tool=name, ok=True, output=found, backend="probe", idempotency_key=key, recovered=True)
+            await asyncio.to_thread(store.record_effect, key, result)
+            return result
+    if record is None:
+        await asyncio.to_thread(store.record_intent, key, request.run_id, request.step, name, canonical_json(canonical))
+    result = await _run(tool, ctx, arguments)
+    await asyncio.to_thread(store.record_effect, key, result)
+    return result
+
+
+async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult:
+    started = time.perf_counter()
+    base = ToolResult(tool=tool.name, ok=False, idempotency_key=ctx.idempotency_key)
+    try:
+        async with heartbeating():
+            outcome = await tool.run(ctx, arguments)
+    except ToolUnavailable:
+        raise  # not a result: the activity is retried under the same key
+    except ToolError as error:
+        return base.model_copy(update={"error": str(error), "duration_ms": _since(started)})
+    except OSError as error:
+        return base.model_copy(update={"error": f"{type(error).__name__}: {error}", "duration_ms": _since(started)})
+    except Exception as error:
+        # The tool boundary: whatever a tool does wrong is a failed result the model can
+        # read, never a crashed worker or an activity retried into the same failure.
+        text = f"internal tool error: {type(error).__name__}: {error}"
+        return base.model_copy(update={"error": text, "duration_ms": _since(started)})
+    if isinstance(outcome, CommandOutcome):
+        return base.model_copy(
+            update={
+                "ok": not outcome.timed_out,
+                "output": outcome.output,
+                "error": "timed out" if outcome.timed_out else None,
+                "exit_code": outcome.exit_code,
+                "timed_out": outcome.timed_out,
+                "truncated": outcome.truncated,
+                "artifact": outcome.artifact,
+                "duration_ms": outcome.duration_ms,
+                "backend": outcome.backend,
+                "sandboxed": outcome.sandboxed,
+            }
+        )
+    backend = "service" if tool.external_effects else "in-process"
+    return base.model_copy(update={"ok": True, "output": outcome, "duration_ms": _since(started), "backend": backend})
+
+
+async def current_sandbox() -> Sandbox:
+    """The configured sandbox (probed once, in a thread), or SandboxError."""
+    try:
+        return await asyncio.to_thread(select_sandbox)
+    except SandboxUnavailable as error:
+        raise SandboxError(str(error)) from None
+
+
+@cache
+def _store_at(path: Path) -> EffectStore:
+    return EffectStore(path)
+
+
+def _store() -> EffectStore:
+    return _store_at(settings.data_dir() / "effects.sqlite")
 
 
 def _since(started: float) -> float:

@@ -1,4 +1,8 @@
-"""The one postcondition checker, reading the real end state, for both runtimes."""
+"""The one postcondition checker, reading the real end state, for both runtimes.
+
+Commands run in the same sandbox as the agent's own: they run the agent's code (its tests),
+so they get no more trust than the agent.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,9 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.errors import InvalidPath
+from activities.errors import InvalidPath, SandboxError, to_application_error
+from activities.execution import current_sandbox
 from activities.heartbeat import heartbeating
-from activities.tools.commands import run_shell
 from activities.tools.output import truncate
 from activities.tools.paths import resolve_in_workspace
 from contracts import (
@@ -30,14 +34,18 @@ async def check(workspace: Path, postconditions: list[Postcondition]) -> Postcon
 
 @activity.defn
 async def check_postconditions(request: CheckPostconditionsInput) -> PostconditionResult:
-    async with heartbeating():
-        return await check(Path(request.workspace), request.postconditions)
+    try:
+        async with heartbeating():
+            return await check(Path(request.workspace), request.postconditions)
+    except SandboxError as error:
+        raise to_application_error(error) from None
 
 
 async def _check_one(workspace: Path, postcondition: Postcondition) -> PostconditionOutcome:
     description = postcondition.describe()
     if isinstance(postcondition, CommandExitCode):
-        outcome = await run_shell(postcondition.command, workspace, postcondition.timeout_s)
+        sandbox = await current_sandbox()
+        outcome = await sandbox.run(postcondition.command, workspace, postcondition.timeout_s)
         if outcome.timed_out:
             return PostconditionOutcome(description=description, passed=False, detail="timed out")
         passed = outcome.exit_code == postcondition.expect_exit_code

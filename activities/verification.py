@@ -31,7 +31,7 @@ def verify(workspace: Path, proposal: ActionProposal) -> Verdict:
             return _reject(ReasonCode.PATH_OUTSIDE_WORKSPACE, str(error))
         except InvalidPath as error:
             return _reject(ReasonCode.INVALID_ARGUMENTS, str(error))
-    return Verdict(allowed=True, reason_code=ReasonCode.ALLOWED)
+    return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
 
 
 @activity.defn
@@ -50,4 +50,4 @@ def describe_validation_error(error: ValidationError) -> str:
 
 
 def _reject(code: ReasonCode, message: str) -> Verdict:
-    return Verdict(allowed=False, reason_code=code, message=message)
+    return Verdict(decision="reject", reason_code=code, message=message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import uuid
 from pathlib import Path
@@ -14,6 +15,9 @@ from contracts import PrepareWorkspaceInput, WorkspaceRef
 from settings import data_dir
 
 _NOT_COPIED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
+# A root worker runs commands as `nobody` in the sandbox (see activities.sandbox.bubblewrap),
+# so the workspace, and nothing else, belongs to that user.
+SANDBOX_OWNER = (65534, 65534)
 
 
 def workspace_path(run_id: str) -> Path:
@@ -40,6 +44,8 @@ def _prepare(fixture: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.partial"
     shutil.copytree(fixture, scratch, ignore=_NOT_COPIED, symlinks=True)
+    if os.geteuid() == 0:
+        _chown_tree(scratch, *SANDBOX_OWNER)
     try:
         scratch.rename(target)
     except OSError:
@@ -48,3 +54,10 @@ def _prepare(fixture: Path, target: Path) -> Path:
         if not target.is_dir():
             raise
     return target
+
+
+def _chown_tree(root: Path, uid: int, gid: int) -> None:
+    os.chown(root, uid, gid, follow_symlinks=False)
+    for directory, subdirs, files in os.walk(root):
+        for name in (*subdirs, *files):
+            os.chown(os.path.join(directory, name), uid, gid, follow_symlinks=False)

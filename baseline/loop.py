@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from temporalio.exceptions import ApplicationError
 
@@ -21,7 +22,6 @@ from contracts import (
     ExecuteToolInput,
     PrepareWorkspaceInput,
     ProposalRequest,
-    ProposalResult,
     RunRequest,
     RunResult,
     RunState,
@@ -32,14 +32,16 @@ from workflows import feedback
 from workflows.step_log import StepLog
 
 StepCallback = Callable[[StepRecord], None]
+In = TypeVar("In")
+Out = TypeVar("Out")
 
 
 class BaselineLoop:
     def __init__(
-        self, *, on_step: StepCallback | None = None, model_attempts: int = 3, retry_delay_s: float = 1.0
+        self, *, on_step: StepCallback | None = None, attempts: int = 3, retry_delay_s: float = 1.0
     ) -> None:
         self._on_step = on_step or (lambda record: None)
-        self._model_attempts = model_attempts
+        self._attempts = attempts
         self._retry_delay_s = retry_delay_s
 
     async def run(self, request: RunRequest) -> RunResult:
@@ -53,7 +55,7 @@ class BaselineLoop:
         for step in range(1, request.budget.max_steps + 1):
             asked = ProposalRequest(provider=request.provider, goal=request.goal, history=conversation.turns)
             try:
-                proposed = await self._propose(asked)
+                proposed = await self._retrying(propose_action, asked)
             except ApplicationError as error:
                 outcome, reason = RunState.FAILED, f"model call failed: {error.type}: {error.message}"
                 break
@@ -74,7 +76,12 @@ class BaselineLoop:
                 outcome, reason = RunState.COMPLETED, ""
                 break
             # No verifier: what the model proposes runs.
-            result = await execute_tool(ExecuteToolInput(workspace=workspace, proposal=proposal))
+            execution = ExecuteToolInput(workspace=workspace, proposal=proposal, run_id=request.run_id, step=step)
+            try:
+                result = await self._retrying(execute_tool, execution)
+            except ApplicationError as error:
+                outcome, reason = RunState.FAILED, f"tool call failed: {error.type}: {error.message}"
+                break
             record = conversation.record(
                 step,
                 request.task_id,
@@ -105,14 +112,14 @@ class BaselineLoop:
             wall_time_s=time.monotonic() - started,
         )
 
-    async def _propose(self, request: ProposalRequest) -> ProposalResult:
+    async def _retrying(self, call: Callable[[In], Awaitable[Out]], argument: In) -> Out:
         """Simple retries: a fixed pause, a fixed number of attempts, transient errors only."""
         attempt = 1
         while True:
             try:
-                return await propose_action(request)
+                return await call(argument)
             except ApplicationError as error:
-                if error.non_retryable or attempt >= self._model_attempts:
+                if error.non_retryable or attempt >= self._attempts:
                     raise
             attempt += 1
             await asyncio.sleep(self._retry_delay_s)

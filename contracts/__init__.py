@@ -3,7 +3,16 @@
 Pure data: importing this package does no I/O, so workflow code may import it.
 """
 
-from contracts.actions import ActionProposal, ReasonCode, RiskLevel, ToolResult, ToolSpec, Verdict
+from contracts.actions import (
+    ActionProposal,
+    ArtifactRef,
+    Decision,
+    ReasonCode,
+    RiskLevel,
+    ToolResult,
+    ToolSpec,
+    Verdict,
+)
 from contracts.activity_inputs import (
     CheckPostconditionsInput,
     ExecuteToolInput,
@@ -40,9 +49,11 @@ __all__ = [
     "TASK_QUEUE",
     "TERMINAL_STATES",
     "ActionProposal",
+    "ArtifactRef",
     "CheckPostconditionsInput",
     "CommandExitCode",
     "CompileGoalRequest",
+    "Decision",
     "ExecuteToolInput",
     "FileContains",
     "FileNotContains",

@@ -41,12 +41,31 @@ class ReasonCode(StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
     INVALID_ARGUMENTS = "invalid_arguments"
     PATH_OUTSIDE_WORKSPACE = "path_outside_workspace"
+    # Commands, from parsing them (activities.policy)
+    DESTRUCTIVE_COMMAND = "destructive_command"
+    PRIVILEGE_CHANGE = "privilege_change"
+    SANDBOX_ESCAPE = "sandbox_escape"
+    RESOURCE_EXHAUSTION = "resource_exhaustion"
+    NETWORK_ACCESS = "network_access"
+    SECRET_ACCESS = "secret_access"
+    UNANALYZABLE_COMMAND = "unanalyzable_command"
+    DYNAMIC_CODE = "dynamic_code"
+    # Allowed only with a person's approval
+    RISK_ABOVE_PROFILE = "risk_above_profile"
+    APPROVAL_RULE = "approval_rule"
+
+
+Decision = Literal["allow", "reject", "needs_approval"]
 
 
 class Verdict(BaseModel):
-    allowed: bool
+    decision: Decision
     reason_code: ReasonCode
     message: str = ""
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision == "allow"
 
 
 class RiskLevel(StrEnum):
@@ -65,6 +84,14 @@ class ToolSpec(BaseModel):
     parameters: dict[str, JsonValue]
 
 
+class ArtifactRef(BaseModel):
+    """Content stored outside workflow history, by its sha256."""
+
+    sha256: str
+    size_bytes: int
+    path: str
+
+
 class ToolResult(BaseModel):
     tool: str
     ok: bool
@@ -72,10 +99,19 @@ class ToolResult(BaseModel):
     error: str | None = None
     exit_code: int | None = None
     timed_out: bool = False
+    # `output` was cut; the whole text is in `artifact`.
     truncated: bool = False
+    artifact: ArtifactRef | None = None
     duration_ms: float = 0.0
-    # Where the tool ran: "in-process" for file tools, the sandbox backend for commands.
+    # Where the tool ran: "in-process" for file tools, the sandbox backend for commands,
+    # the service for external effects. `sandboxed` is False when nothing confined it.
     backend: str = "in-process"
+    sandboxed: bool = False
+    idempotency_key: str | None = None
+    # An effect recorded earlier under the same key, returned without acting again
+    # (`replayed`), or found in the target system by the tool's probe (`recovered`).
+    replayed: bool = False
+    recovered: bool = False
 
     def summary(self) -> str:
         if self.timed_out:

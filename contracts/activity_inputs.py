@@ -25,6 +25,9 @@ class VerifyInput(BaseModel):
 class ExecuteToolInput(BaseModel):
     workspace: str
     proposal: ActionProposal
+    # With the tool and its arguments, these make the call's idempotency key.
+    run_id: str
+    step: int
 
 
 class CheckPostconditionsInput(BaseModel):

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from activities.execution import execute
+from activities.sandbox import select_sandbox
 from activities.tools.registry import TOOLS
 from activities.verification import verify
-from contracts import ActionProposal, ReasonCode, ToolResult
+from contracts import ActionProposal, ExecuteToolInput, ReasonCode, ToolResult
 
 
 @pytest.fixture
@@ -23,6 +25,12 @@ def workspace(tmp_path: Path) -> Path:
 
 def call(tool: str, **arguments: Any) -> ActionProposal:
     return ActionProposal(tool=tool, arguments=arguments)
+
+
+async def run(workspace: Path, proposal: ActionProposal) -> ToolResult:
+    """One call, as a fresh step of a fresh run (so no earlier effect is replayed)."""
+    request = ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=uuid.uuid4().hex, step=1)
+    return await execute(request)
 
 
 # --- verify --------------------------------------------------------------------------------
@@ -123,7 +131,7 @@ def test_path_with_nul_byte_is_refused_not_raised(workspace: Path) -> None:
 
 
 async def test_execute_read_file_returns_output(workspace: Path) -> None:
-    result = await execute(workspace, call("read_file", path="a.txt"))
+    result = await run(workspace, call("read_file", path="a.txt"))
     assert result.ok
     assert result.output == "alpha beta\n"
     assert result.error is None
@@ -131,22 +139,23 @@ async def test_execute_read_file_returns_output(workspace: Path) -> None:
 
 
 async def test_execute_write_file_changes_workspace(workspace: Path) -> None:
-    result = await execute(workspace, call("write_file", path="sub/b.txt", content="bee"))
+    result = await run(workspace, call("write_file", path="sub/b.txt", content="bee"))
     assert result.ok
     assert (workspace / "sub" / "b.txt").read_text() == "bee"
 
 
-async def test_execute_run_command_reports_process_backend_and_exit_code(workspace: Path) -> None:
-    result = await execute(workspace, call("run_command", command="cat a.txt; exit 4"))
+async def test_execute_run_command_names_its_sandbox_and_exit_code(workspace: Path) -> None:
+    result = await run(workspace, call("run_command", command="cat a.txt; exit 4"))
     assert result.ok  # a command that ran is a tool success, whatever its exit code
-    assert result.backend == "process"
+    chosen = select_sandbox()
+    assert (result.backend, result.sandboxed) == (chosen.name, chosen.sandboxed)
     assert result.exit_code == 4
     assert result.output == "alpha beta\n"
     assert result.summary() == "run_command: exit 4"
 
 
 async def test_execute_run_command_timeout_is_a_failed_result(workspace: Path) -> None:
-    result = await execute(workspace, call("run_command", command="sleep 30", timeout_s=0.2))
+    result = await run(workspace, call("run_command", command="sleep 30", timeout_s=0.2))
     assert not result.ok
     assert result.timed_out
     assert result.exit_code is None
@@ -154,32 +163,32 @@ async def test_execute_run_command_timeout_is_a_failed_result(workspace: Path) -
 
 
 async def test_execute_unknown_tool_is_a_failed_result(workspace: Path) -> None:
-    result = await execute(workspace, call("rm_rf"))
+    result = await run(workspace, call("rm_rf"))
     assert result == ToolResult(tool="rm_rf", ok=False, error="unknown tool 'rm_rf'")
 
 
 async def test_execute_non_tool_proposal_is_a_failed_result(workspace: Path) -> None:
-    result = await execute(workspace, ActionProposal(kind="finish"))
+    result = await run(workspace, ActionProposal(kind="finish"))
     assert not result.ok
     assert result.error is not None and "unknown tool" in result.error
 
 
 async def test_execute_invalid_arguments_is_a_failed_result_naming_the_field(workspace: Path) -> None:
-    result = await execute(workspace, call("write_file", path="b.txt"))
+    result = await run(workspace, call("write_file", path="b.txt"))
     assert not result.ok
     assert result.error is not None and "content: Field required" in result.error
     assert not (workspace / "b.txt").exists()
 
 
 async def test_execute_tool_error_is_a_failed_result(workspace: Path) -> None:
-    result = await execute(workspace, call("replace_in_file", path="a.txt", old="zeta", new="eta"))
+    result = await run(workspace, call("replace_in_file", path="a.txt", old="zeta", new="eta"))
     assert not result.ok
     assert result.error == "text to replace not found in a.txt"
     assert (workspace / "a.txt").read_text() == "alpha beta\n"
 
 
 async def test_execute_path_escape_is_a_failed_result_and_writes_nothing(workspace: Path, tmp_path: Path) -> None:
-    result = await execute(workspace, call("write_file", path="../escaped.txt", content="x"))
+    result = await run(workspace, call("write_file", path="../escaped.txt", content="x"))
     assert not result.ok
     assert result.error is not None and "outside the workspace" in result.error
     assert not (tmp_path / "escaped.txt").exists()
@@ -187,27 +196,27 @@ async def test_execute_path_escape_is_a_failed_result_and_writes_nothing(workspa
 
 async def test_execute_os_error_is_a_failed_result(workspace: Path) -> None:
     (workspace / "dir").mkdir()
-    result = await execute(workspace, call("write_file", path="dir", content="x"))
+    result = await run(workspace, call("write_file", path="dir", content="x"))
     assert not result.ok
     assert result.error is not None and result.error.startswith("IsADirectoryError")
 
 
 async def test_execute_content_with_lone_surrogate_is_a_failed_result(workspace: Path) -> None:
     # JSON may carry "\ud800"; pydantic accepts it as a str.
-    result = await execute(workspace, call("write_file", path="b.txt", content="\ud800"))
+    result = await run(workspace, call("write_file", path="b.txt", content="\ud800"))
     assert not result.ok
 
 
 async def test_execute_symlink_loop_is_a_failed_result(workspace: Path) -> None:
     (workspace / "loop").symlink_to("loop")
-    result = await execute(workspace, call("read_file", path="loop"))
+    result = await run(workspace, call("read_file", path="loop"))
     assert not result.ok
 
 
 async def test_an_edit_that_cannot_be_written_leaves_the_file_as_it_was(workspace: Path) -> None:
     """Text is encoded before the file is touched: a failed edit never empties a file."""
     (workspace / "precious.txt").write_text("precious data")
-    result = await execute(workspace, call("replace_in_file", path="precious.txt", old="precious", new="\ud800"))
+    result = await run(workspace, call("replace_in_file", path="precious.txt", old="precious", new="\ud800"))
     assert not result.ok and "not valid text" in (result.error or "")
     assert (workspace / "precious.txt").read_text() == "precious data"
     assert sorted(p.name for p in workspace.iterdir() if p.name.startswith(".precious")) == []

@@ -63,7 +63,7 @@ class FakeWorld:
     tasks: list[PlanTask] = field(default_factory=lambda: [PlanTask(id="only", title="t", postconditions=[DONE])])
     # Whether the postconditions hold, given how many tool executions have happened.
     holds_after: int = 1
-    verdict: Callable[[ActionProposal], Verdict] = lambda p: Verdict(allowed=True, reason_code=ReasonCode.ALLOWED)
+    verdict: Callable[[ActionProposal], Verdict] = lambda p: Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
     execute_error: ApplicationError | None = None
     executed: list[ActionProposal] = field(default_factory=list)
     asked: list[ProposalRequest] = field(default_factory=list)
@@ -168,8 +168,8 @@ async def test_happy_path_commits_and_accepts(client: Client, task_queue: str) -
 async def test_a_rejection_is_fed_back_to_the_model(client: Client, task_queue: str) -> None:
     def verdict(proposal: ActionProposal) -> Verdict:
         if proposal.tool == "rm_everything":
-            return Verdict(allowed=False, reason_code=ReasonCode.UNKNOWN_TOOL, message="no such tool")
-        return Verdict(allowed=True, reason_code=ReasonCode.ALLOWED)
+            return Verdict(decision="reject", reason_code=ReasonCode.UNKNOWN_TOOL, message="no such tool")
+        return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
 
     world = FakeWorld(sequence(call("rm_everything"), call("write_file", path="a", content="b")), verdict=verdict)
     result = await run(client, task_queue, world)

@@ -188,7 +188,9 @@ class AgentRunWorkflow:
             return False
 
         self._move(S.EXECUTING)
-        execution = ExecuteToolInput(workspace=self._workspace, proposal=proposal)
+        execution = ExecuteToolInput(
+            workspace=self._workspace, proposal=proposal, run_id=workflow.info().workflow_id, step=self._step
+        )
         result = await self._call(execute_tool, execution, options.EXECUTE, f"step {self._step}: {proposal.describe()}")
         if not result.ok:
             self._reject(

@@ -1,4 +1,8 @@
-"""Workspace file tools. Blocking file I/O runs in a thread, off the event loop."""
+"""Workspace file tools. Blocking file I/O runs in a thread, off the event loop.
+
+Files they create belong to the workspace's owner, so commands (which a root worker runs as
+`nobody` in the sandbox) can still edit them.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from activities.errors import ToolError
+from activities.tools.context import ToolContext
 from activities.tools.output import truncate
 from activities.tools.paths import resolve_in_workspace
 
@@ -45,21 +50,20 @@ class ListFilesArgs(_Arguments):
     path: str = Field(default=".", description="Directory relative to the workspace root.")
 
 
-async def read_file(workspace: Path, args: ReadFileArgs) -> str:
-    target = resolve_in_workspace(workspace, args.path)
+async def read_file(ctx: ToolContext, args: ReadFileArgs) -> str:
+    target = resolve_in_workspace(ctx.workspace, args.path)
     text = await asyncio.to_thread(_read_text, target, args.path)
     return truncate(text)[0]
 
 
-async def write_file(workspace: Path, args: WriteFileArgs) -> str:
-    target = resolve_in_workspace(workspace, args.path)
-
-    await asyncio.to_thread(_write_text, target, args.content, args.path)
+async def write_file(ctx: ToolContext, args: WriteFileArgs) -> str:
+    target = resolve_in_workspace(ctx.workspace, args.path)
+    await asyncio.to_thread(_write_text, ctx.workspace, target, args.content, args.path)
     return f"wrote {len(args.content)} characters to {args.path}"
 
 
-async def replace_in_file(workspace: Path, args: ReplaceInFileArgs) -> str:
-    target = resolve_in_workspace(workspace, args.path)
+async def replace_in_file(ctx: ToolContext, args: ReplaceInFileArgs) -> str:
+    target = resolve_in_workspace(ctx.workspace, args.path)
 
     def replace() -> int:
         text = _read_text(target, args.path, strict=True)
@@ -67,18 +71,18 @@ async def replace_in_file(workspace: Path, args: ReplaceInFileArgs) -> str:
         if found == 0:
             raise ToolError(f"text to replace not found in {args.path}")
         replaced = found if args.count is None else min(found, args.count)
-        _write_text(target, text.replace(args.old, args.new, replaced), args.path)
+        _write_text(ctx.workspace, target, text.replace(args.old, args.new, replaced), args.path)
         return replaced
 
     replaced = await asyncio.to_thread(replace)
     return f"replaced {replaced} occurrence(s) in {args.path}"
 
 
-async def list_files(workspace: Path, args: ListFilesArgs) -> str:
-    root = resolve_in_workspace(workspace, args.path)
+async def list_files(ctx: ToolContext, args: ListFilesArgs) -> str:
+    root = resolve_in_workspace(ctx.workspace, args.path)
     if not root.is_dir():
         raise ToolError(f"not a directory: {args.path}")
-    base = workspace.resolve()
+    base = ctx.workspace.resolve()
 
     def walk() -> list[str]:
         found: list[str] = []
@@ -95,22 +99,39 @@ async def list_files(workspace: Path, args: ListFilesArgs) -> str:
     return "\n".join(shown) + more if shown else "(no files)"
 
 
-def _write_text(target: Path, text: str, shown_as: str) -> None:
+def _write_text(workspace: Path, target: Path, text: str, shown_as: str) -> None:
     """All or nothing: the text is encoded before anything is touched, written beside the
     target, then renamed over it, so a failure never leaves a file empty or half written."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as error:
         raise ToolError(f"content for {shown_as} is not valid text ({error.reason} at {error.start})") from None
-    target.parent.mkdir(parents=True, exist_ok=True)
+    owner = workspace.stat()
+    _make_dirs(target.parent, owner)
     scratch = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         scratch.write_bytes(data)
         if target.exists():
             os.chmod(scratch, stat.S_IMODE(target.stat().st_mode))
+        _give(scratch, owner)
         os.replace(scratch, target)
     finally:
         scratch.unlink(missing_ok=True)
+
+
+def _make_dirs(directory: Path, owner: os.stat_result) -> None:
+    missing = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for path in reversed(missing):
+        path.mkdir()
+        _give(path, owner)
+
+
+def _give(path: Path, owner: os.stat_result) -> None:
+    if os.geteuid() == 0 and (owner.st_uid, owner.st_gid) != (0, 0):
+        os.chown(path, owner.st_uid, owner.st_gid)
 
 
 def _read_text(target: Path, shown_as: str, strict: bool = False) -> str:

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from activities.sandbox import CommandOutcome
 from activities.tools import files, shell
-from activities.tools.commands import CommandOutcome
+from activities.tools.context import ToolContext
 from contracts import RiskLevel, ToolSpec
 
-ToolRun = Callable[[Path, Any], Awaitable[str | CommandOutcome]]
+ToolRun = Callable[[ToolContext, Any], Awaitable[str | CommandOutcome]]
+# Reads the target system: the recorded effect of this call (by its idempotency key), or None.
+ToolProbe = Callable[[ToolContext, Any], Awaitable[str | None]]
+# A reason this particular call needs a person's approval, or None.
+ApprovalRule = Callable[[Any], str | None]
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,13 @@ class Tool:
     path_fields: tuple[str, ...] = ()
     # Whether the tool acts on anything outside its workspace.
     external_effects: bool = False
+    probe: ToolProbe | None = None
+    approval_rule: ApprovalRule | None = None
+
+    @property
+    def recorded(self) -> bool:
+        """Calls that change something go through the effect store (intent, then effect)."""
+        return self.risk != RiskLevel.READ
 
     def spec(self) -> ToolSpec:
         return ToolSpec(

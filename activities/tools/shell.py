@@ -1,12 +1,11 @@
-"""The run_command tool: a shell command in the workspace, as a model proposes it."""
+"""The run_command tool: a shell command in the workspace, run in the sandbox."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel, ConfigDict, Field
 
-from activities.tools.commands import CommandOutcome, run_shell
+from activities.sandbox import CommandOutcome
+from activities.tools.context import ToolContext
 
 MAX_COMMAND_TIMEOUT_S = 600.0
 
@@ -20,5 +19,5 @@ class RunCommandArgs(BaseModel):
     )
 
 
-async def run_command(workspace: Path, args: RunCommandArgs) -> CommandOutcome:
-    return await run_shell(args.command, workspace, args.timeout_s)
+async def run_command(ctx: ToolContext, args: RunCommandArgs) -> CommandOutcome:
+    return await ctx.sandbox.run(args.command, ctx.workspace, args.timeout_s)

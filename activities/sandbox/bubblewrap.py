@@ -1,0 +1,152 @@
+"""Bubblewrap: no network, a read-only system, only the workspace writable, no secrets.
+
+The command sees `/workspace` (the run's workspace, read-write), `/usr` and the lab's own
+Python read-only, private `/tmp`, `/proc` and `/dev`, and nothing else of the host: no home
+directories, no `/etc/shadow`, no other runs' workspaces. New network, PID, IPC and UTS
+namespaces; it dies with its parent.
+
+Started as root, bubblewrap mounts as root and then the command drops to `nobody` with no
+capabilities (setpriv), so the process limit applies and nothing it does runs as root. A
+user namespace would map only root, so as root it is not used; as any other user bubblewrap
+runs unprivileged with `--unshare-all`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+from activities.sandbox.base import CommandOutcome, Limits, SandboxUnavailable
+from activities.sandbox.environment import command_environment
+from activities.sandbox.runner import Spawn, run_process
+
+SANDBOX_WORKSPACE = "/workspace"
+# Who runs the command when the worker is root: the conventional unprivileged `nobody`.
+SANDBOX_UID = SANDBOX_GID = 65534
+
+# Host directories that are symlinks into /usr on merged-/usr systems, or real directories.
+_SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32")
+# The few files of /etc that ordinary tools need; never the whole of it.
+_ETC_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/mime.types")
+
+
+class BubblewrapSandbox:
+    name = "bubblewrap"
+    sandboxed = True
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self._bwrap = shutil.which("bwrap")
+        if self._bwrap is None:
+            raise SandboxUnavailable("bwrap is not installed (Debian package: bubblewrap)")
+        self._setpriv = shutil.which("setpriv")
+        if os.geteuid() == 0 and self._setpriv is None:
+            raise SandboxUnavailable("running as root needs setpriv (util-linux) to drop privileges")
+        self._limits = limits or Limits()
+
+    async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+        spawn = Spawn(
+            argv=self.argv(command, workspace),
+            cwd=workspace,
+            # bubblewrap's own environment is visible in the sandbox as /proc/1/environ.
+            env={"PATH": "/usr/bin:/bin"},
+            limits=self._limits if os.geteuid() == 0 else _without_process_limit(self._limits),
+            backend=self.name,
+            sandboxed=self.sandboxed,
+        )
+        return await run_process(spawn, timeout_s)
+
+    def argv(self, command: str, workspace: Path) -> list[str]:
+        root = os.geteuid() == 0
+        argv = [str(self._bwrap)]
+        if root:
+            argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+        else:
+            argv += ["--unshare-all"]
+        argv += ["--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
+        for directory in _SYSTEM_DIRS:
+            argv += _system_dir(directory)
+        for path in _ETC_FILES:
+            argv += ["--ro-bind-try", path, path]
+        for runtime in python_runtime_dirs():
+            argv += [*_ancestors(runtime), "--ro-bind", runtime, runtime]
+        argv += [
+            "--bind", str(workspace.resolve()), SANDBOX_WORKSPACE,
+            "--chdir", SANDBOX_WORKSPACE,
+            "--proc", "/proc",
+            "--dev", "/dev",
+            "--tmpfs", "/tmp",
+            "--clearenv",
+        ]  # fmt: skip
+        for key, value in command_environment(home=SANDBOX_WORKSPACE).items():
+            argv += ["--setenv", key, value]
+        if root:
+            argv += [
+                str(self._setpriv),
+                f"--reuid={SANDBOX_UID}",
+                f"--regid={SANDBOX_GID}",
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--no-new-privs",
+            ]
+        return [*argv, "/bin/sh", "-c", command]
+
+
+def available() -> bool:
+    """bwrap is installed and can build a sandbox here (user namespaces may be disabled)."""
+    return _probe()
+
+
+@cache
+def _probe() -> bool:
+    try:
+        sandbox = BubblewrapSandbox()
+    except SandboxUnavailable:
+        return False
+    argv = sandbox.argv("true", Path("/tmp"))
+    try:
+        done = subprocess.run(argv, env={"PATH": "/usr/bin:/bin"}, capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@cache
+def python_runtime_dirs() -> tuple[str, ...]:
+    """The virtual environment and the interpreter it points at, mounted read-only at the same
+    paths so `python` on PATH works inside (a venv's python is an absolute symlink)."""
+    found: list[str] = []
+    for directory in (sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent.parent)):
+        resolved = str(Path(directory).resolve())
+        if not resolved.startswith("/usr") and resolved not in found:
+            found.append(resolved)
+    # A parent already mounted covers its children.
+    return tuple(d for d in found if not any(d != other and d.startswith(other + "/") for other in found))
+
+
+def _system_dir(directory: str) -> list[str]:
+    path = Path(directory)
+    if path.is_symlink():
+        return ["--symlink", os.readlink(path), directory]
+    if path.is_dir():
+        return ["--ro-bind", directory, directory]
+    return []
+
+
+def _ancestors(target: str) -> list[str]:
+    """Create the mount point's parents world-readable: copied from the host they could be
+    0700 (/root), and the command, running as nobody, could not reach the interpreter."""
+    parts = Path(target).parts[1:-1]
+    argv: list[str] = []
+    for depth in range(1, len(parts) + 1):
+        argv += ["--perms", "0755", "--dir", "/" + "/".join(parts[:depth])]
+    return argv
+
+
+def _without_process_limit(limits: Limits) -> Limits:
+    return dataclasses.replace(limits, processes=None)

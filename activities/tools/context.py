@@ -1,0 +1,21 @@
+"""What a tool gets besides its arguments: where it works and on whose behalf."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from activities.sandbox.base import Sandbox
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    workspace: Path
+    run_id: str
+    step: int
+    # sha256(run id, step, tool, canonical arguments): the same call, retried, has the same key.
+    idempotency_key: str
+    # Where commands run.
+    sandbox: Sandbox
+    # Base URL of the operations service the side-effecting tools call (None: not configured).
+    ops_url: str | None = None

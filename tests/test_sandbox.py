@@ -1,0 +1,211 @@
+"""Sandbox backends: what every backend guarantees, and what bubblewrap adds.
+
+Docker tests run only where an engine answers; elsewhere they are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from activities import artifacts
+from activities.sandbox import Sandbox, SandboxUnavailable, select_sandbox
+from activities.sandbox.bubblewrap import SANDBOX_UID, BubblewrapSandbox, available
+from activities.sandbox.docker_engine import DockerSandbox, engine_answers
+from activities.sandbox.process import ProcessSandbox
+from activities.workspace import SANDBOX_OWNER
+
+BWRAP = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here (apt-get install bubblewrap)")
+DOCKER = pytest.mark.skipif(not engine_answers(), reason="no Docker engine answers here (only the client is installed)")
+BACKENDS = [
+    pytest.param("process", id="process"),
+    pytest.param("bubblewrap", id="bubblewrap", marks=BWRAP),
+    pytest.param("docker", id="docker", marks=DOCKER),
+]
+
+
+def make(name: str) -> Sandbox:
+    return {"process": ProcessSandbox, "bubblewrap": BubblewrapSandbox, "docker": DockerSandbox}[name]()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """Owned as the lab's workspaces are: by the user sandboxed commands run as."""
+    path = tmp_path / "ws"
+    path.mkdir()
+    if os.geteuid() == 0:
+        os.chown(path, *SANDBOX_OWNER)
+    return path
+
+
+@pytest.fixture(params=BACKENDS)
+def sandbox(request: pytest.FixtureRequest) -> Sandbox:
+    return make(request.param)
+
+
+async def test_exit_code_and_output(sandbox: Sandbox, workspace: Path) -> None:
+    outcome = await sandbox.run("echo hello; echo err >&2; exit 3", workspace, 10)
+    assert (outcome.exit_code, outcome.timed_out, outcome.truncated) == (3, False, False)
+    assert "hello" in outcome.output and "err" in outcome.output
+    assert outcome.backend == sandbox.name and outcome.sandboxed == sandbox.sandboxed
+
+
+async def test_runs_in_the_workspace_and_can_write_there(sandbox: Sandbox, workspace: Path) -> None:
+    outcome = await sandbox.run("echo made > new.txt && cat new.txt", workspace, 10)
+    assert (outcome.exit_code, outcome.output) == (0, "made\n")
+    assert (workspace / "new.txt").read_text() == "made\n"
+
+
+async def test_the_labs_python_and_pytest_work_inside(sandbox: Sandbox, workspace: Path) -> None:
+    (workspace / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
+    outcome = await sandbox.run("python -m pytest -q -p no:cacheprovider", workspace, 60)
+    assert outcome.exit_code == 0, outcome.output
+    assert "1 passed" in outcome.output
+
+
+async def test_a_timeout_kills_the_command_and_its_children(sandbox: Sandbox, workspace: Path) -> None:
+    started = time.monotonic()
+    outcome = await sandbox.run("(sleep 1; echo late > late.txt) & sleep 30", workspace, 0.3)
+    assert outcome.timed_out and outcome.exit_code is None
+    assert time.monotonic() - started < 5
+    await asyncio.sleep(1.5)
+    assert not (workspace / "late.txt").exists(), "a child outlived the timeout"
+
+
+async def test_background_children_die_when_the_command_ends(sandbox: Sandbox, workspace: Path) -> None:
+    outcome = await sandbox.run("(sleep 1; echo late > late.txt) & echo done", workspace, 10)
+    # A child holding the output pipe does not turn a finished command into a timeout.
+    assert (outcome.exit_code, outcome.output, outcome.timed_out) == (0, "done\n", False)
+    await asyncio.sleep(1.5)
+    assert not (workspace / "late.txt").exists(), "a background child outlived its command"
+
+
+async def test_huge_output_is_cut_and_kept_whole_as_an_artifact(sandbox: Sandbox, workspace: Path) -> None:
+    outcome = await sandbox.run("head -c 3000000 /dev/zero | tr '\\0' a; echo; echo END", workspace, 30)
+    assert outcome.exit_code == 0 and outcome.truncated
+    assert len(outcome.output) < 10_000
+    assert outcome.output.startswith("aaaa") and outcome.output.rstrip().endswith("END")
+    assert outcome.artifact is not None and outcome.artifact.size_bytes == 3_000_005
+    stored = artifacts.read_text(outcome.artifact)
+    assert len(stored) == 3_000_005 and stored.endswith("\nEND\n")
+
+
+async def test_non_utf8_output_is_replaced_not_raised(sandbox: Sandbox, workspace: Path) -> None:
+    outcome = await sandbox.run("printf 'ok \\377\\376 end'", workspace, 10)
+    assert outcome.exit_code == 0 and "\ufffd" in outcome.output and outcome.output.endswith(" end")
+
+
+async def test_no_secret_from_the_worker_environment(
+    sandbox: Sandbox, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_LAB_TEST_SECRET", "hunter2-canary")
+    outcome = await sandbox.run("env; cat /proc/1/environ 2>/dev/null; echo ${AGENT_LAB_TEST_SECRET-unset}", workspace, 10)
+    assert "hunter2-canary" not in outcome.output
+    assert outcome.output.rstrip().endswith("unset")
+
+
+async def test_stdin_is_empty(sandbox: Sandbox, workspace: Path) -> None:
+    outcome = await sandbox.run("cat; echo after", workspace, 5)
+    assert (outcome.exit_code, outcome.output, outcome.timed_out) == (0, "after\n", False)
+
+
+# --- what only a real sandbox gives ---------------------------------------------------------
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[int, list[str]]]:
+    """A TCP server on the host's loopback that records every connection it accepts."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                connection, address = server.accept()
+            except TimeoutError:
+                continue
+            seen.append(str(address))
+            connection.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], seen
+    stop.set()
+    thread.join()
+    server.close()
+
+
+@BWRAP
+async def test_bubblewrap_has_no_network(workspace: Path, listener: tuple[int, list[str]]) -> None:
+    port, seen = listener
+    code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('CONNECTED')"
+    outcome = await BubblewrapSandbox().run(f'python -c "{code}"', workspace, 10)
+    assert "CONNECTED" not in outcome.output and outcome.exit_code != 0
+    assert seen == []
+    control = await ProcessSandbox().run(f'python -c "{code}"', workspace, 10)
+    assert "CONNECTED" in control.output and len(seen) == 1  # the listener does count
+
+
+@BWRAP
+async def test_bubblewrap_sees_nothing_of_the_host_but_the_system(workspace: Path, tmp_path: Path) -> None:
+    canary = tmp_path / "canary.txt"
+    canary.write_text("original")
+    outcome = await BubblewrapSandbox().run(
+        f"cat {canary}; echo changed > {canary}; ls /root /home /work 2>&1; cat /etc/shadow; touch /usr/x",
+        workspace,
+        10,
+    )
+    assert canary.read_text() == "original"
+    assert "original" not in outcome.output
+    assert "Read-only file system" in outcome.output or "Permission denied" in outcome.output
+
+
+@BWRAP
+@pytest.mark.skipif(os.geteuid() != 0, reason="drops to nobody only when started as root")
+async def test_bubblewrap_started_as_root_runs_commands_as_nobody(workspace: Path) -> None:
+    outcome = await BubblewrapSandbox().run("id -u; grep CapEff /proc/self/status", workspace, 10)
+    lines = outcome.output.split()
+    assert lines[0] == str(SANDBOX_UID)
+    assert lines[-1] == "0000000000000000"
+
+
+@BWRAP
+@pytest.mark.skipif(os.geteuid() != 0, reason="the process limit applies to the sandbox user only as root")
+async def test_bubblewrap_contains_a_fork_bomb(workspace: Path) -> None:
+    started = time.monotonic()
+    outcome = await BubblewrapSandbox().run("b(){ b | b & }; b", workspace, 3)
+    assert time.monotonic() - started < 15
+    # The host is still fine: it can start processes, and nothing of the bomb is left.
+    await asyncio.sleep(0.5)
+    leftover = await ProcessSandbox().run(f"ps -u {SANDBOX_UID} -o pid= | wc -l", workspace, 10)
+    assert leftover.output.strip() == "0", outcome
+
+
+# --- choosing a backend ---------------------------------------------------------------------
+
+
+def test_auto_picks_a_working_backend_and_says_whether_it_sandboxes() -> None:
+    chosen = select_sandbox("auto")
+    assert chosen.name in {"bubblewrap", "docker", "process"}
+    if available():
+        assert chosen.name == "bubblewrap" and chosen.sandboxed
+
+
+def test_an_unknown_backend_is_named_in_the_error() -> None:
+    with pytest.raises(SandboxUnavailable, match="unknown sandbox backend 'chroot'"):
+        select_sandbox("chroot")
+
+
+@pytest.mark.skipif(engine_answers(), reason="an engine answers here")
+def test_asking_for_docker_without_an_engine_says_so() -> None:
+    with pytest.raises(SandboxUnavailable, match="no Docker engine answers"):
+        select_sandbox("docker")
