@@ -24,7 +24,7 @@ from activities.errors import SandboxError, ToolError, ToolUnavailable, to_appli
 from activities.heartbeat import heartbeating
 from activities.sandbox import CommandOutcome, Sandbox, SandboxUnavailable, select_sandbox
 from activities.tools.context import ToolContext
-from activities.tools.registry import TOOLS, Tool
+from activities.tools.registry import TOOLS, Tool, ToolProbe
 from activities.verification import describe_validation_error
 from contracts import ExecuteToolInput, ToolResult
 
@@ -46,14 +46,16 @@ async def execute(request: ExecuteToolInput) -> ToolResult:
         arguments = tool.arguments.model_validate(request.proposal.arguments)
     except ValidationError as error:
         return ToolResult(tool=name, ok=False, error=describe_validation_error(error))
-    canonical = arguments.model_dump(mode="json")
+    # Defaults left out: `{"command": "x"}` and `{"command": "x", "timeout_s": 60}` are one
+    # call, and a field added to a tool later does not change the keys of calls in flight.
+    canonical = arguments.model_dump(mode="json", exclude_defaults=True)
     key = idempotency_key(request.run_id, request.step, name, canonical)
     ctx = ToolContext(
         workspace=Path(request.workspace),
         run_id=request.run_id,
         step=request.step,
         idempotency_key=key,
-        sandbox=await current_sandbox(),
+        sandbox=await current_sandbox() if tool.uses_sandbox else None,
         ops_url=settings.ops_url(),
     )
     if not tool.recorded:
@@ -65,7 +67,7 @@ async def execute(request: ExecuteToolInput) -> ToolResult:
         return record.result.model_copy(update={"replayed": True})
     if record is not None and tool.probe is not None:
         # Intent without effect: the last attempt died somewhere between the two records.
-        found = await tool.probe(ctx, arguments)
+        found = await _probe(tool.name, tool.probe, ctx, arguments)
         if found is not None:
             result = ToolResult(tool=name, ok=True, output=found, backend="probe", idempotency_key=key, recovered=True)
             await asyncio.to_thread(store.record_effect, key, result)
@@ -75,6 +77,17 @@ async def execute(request: ExecuteToolInput) -> ToolResult:
     result = await _run(tool, ctx, arguments)
     await asyncio.to_thread(store.record_effect, key, result)
     return result
+
+
+async def _probe(name: str, probe: ToolProbe, ctx: ToolContext, arguments: BaseModel) -> str | None:
+    """The recorded effect, or None when the target system says it never happened. A probe
+    that cannot tell makes the call retry later: acting on a guess could act twice."""
+    try:
+        return await probe(ctx, arguments)
+    except ToolUnavailable:
+        raise
+    except Exception as error:
+        raise ToolUnavailable(f"cannot tell whether {name} already acted: {type(error).__name__}: {error}") from None
 
 
 async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult:

@@ -1,4 +1,10 @@
-"""Verification before execution: is this a known tool, with valid arguments, inside the workspace?"""
+"""The verifier: a proposal crosses this boundary before anything happens.
+
+In order: is it a tool call, of a known tool, with arguments that fit the tool's schema, with
+paths that stay in the workspace, and (for commands) a command that, parsed for real, neither
+destroys, escapes, reaches the network nor reads secrets? Then: does this call need a person's
+approval, by the tool's own rule or because its risk is above the run's profile?
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,15 @@ from pydantic import ValidationError
 from temporalio import activity
 
 from activities.errors import InvalidPath, PathOutsideWorkspace
+from activities.policy import check_command
 from activities.tools.paths import resolve_in_workspace
 from activities.tools.registry import TOOLS
+from activities.tools.shell import RunCommandArgs
 from contracts import ActionProposal, ReasonCode, Verdict, VerifyInput
+from contracts.policy import PolicyProfile
 
 
-def verify(workspace: Path, proposal: ActionProposal) -> Verdict:
+def verify(workspace: Path, proposal: ActionProposal, profile: PolicyProfile = PolicyProfile.DEVELOPER) -> Verdict:
     if proposal.kind != "tool_call":
         return _reject(ReasonCode.NOT_A_TOOL_CALL, f"a {proposal.kind} proposal runs no tool")
     tool = TOOLS.get(proposal.tool or "")
@@ -31,13 +40,22 @@ def verify(workspace: Path, proposal: ActionProposal) -> Verdict:
             return _reject(ReasonCode.PATH_OUTSIDE_WORKSPACE, str(error))
         except InvalidPath as error:
             return _reject(ReasonCode.INVALID_ARGUMENTS, str(error))
+    if isinstance(arguments, RunCommandArgs):
+        finding = check_command(arguments.command, workspace)
+        if finding is not None:
+            return _reject(finding.code, finding.message)
+    if tool.approval_rule is not None and (reason := tool.approval_rule(arguments)):
+        return Verdict(decision="needs_approval", reason_code=ReasonCode.APPROVAL_RULE, message=reason)
+    if not profile.permits(tool.risk):
+        message = f"{tool.name} is a {tool.risk} action, above the run's {profile} profile"
+        return Verdict(decision="needs_approval", reason_code=ReasonCode.RISK_ABOVE_PROFILE, message=message)
     return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
 
 
 @activity.defn
 async def verify_proposal(request: VerifyInput) -> Verdict:
     # Path resolution touches the file system (symlinks), hence an activity, not workflow code.
-    return verify(Path(request.workspace), request.proposal)
+    return verify(Path(request.workspace), request.proposal, request.profile)
 
 
 def describe_validation_error(error: ValidationError) -> str:

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from temporalio.exceptions import ApplicationError
 
-from activities import check_postconditions, execute_tool, prepare_workspace, propose_action
+from activities import check_postconditions, execute_tool, prepare_workspace, propose_action, verify_proposal
 from contracts import (
     CheckPostconditionsInput,
     ExecuteToolInput,
@@ -27,6 +27,7 @@ from contracts import (
     RunState,
     StepRecord,
     Usage,
+    VerifyInput,
 )
 from workflows import feedback
 from workflows.step_log import StepLog
@@ -37,9 +38,7 @@ Out = TypeVar("Out")
 
 
 class BaselineLoop:
-    def __init__(
-        self, *, on_step: StepCallback | None = None, attempts: int = 3, retry_delay_s: float = 1.0
-    ) -> None:
+    def __init__(self, *, on_step: StepCallback | None = None, attempts: int = 3, retry_delay_s: float = 1.0) -> None:
         self._on_step = on_step or (lambda record: None)
         self._attempts = attempts
         self._retry_delay_s = retry_delay_s
@@ -75,7 +74,18 @@ class BaselineLoop:
                 self._on_step(conversation.record(step, request.task_id, "committed", proposal, usage=spent, said=said))
                 outcome, reason = RunState.COMPLETED, ""
                 break
-            # No verifier: what the model proposes runs.
+            # By default no verifier: what the model proposes runs.
+            if request.baseline_verifies:
+                verdict = await verify_proposal(
+                    VerifyInput(workspace=workspace, proposal=proposal, profile=request.profile)
+                )
+                if not verdict.allowed:
+                    said = feedback.after_verdict(verdict)
+                    rejected = conversation.record(
+                        step, request.task_id, "rejected", proposal, usage=spent, said=said, verdict=verdict
+                    )
+                    self._on_step(rejected)
+                    continue
             execution = ExecuteToolInput(workspace=workspace, proposal=proposal, run_id=request.run_id, step=step)
             try:
                 result = await self._retrying(execute_tool, execution)

@@ -23,6 +23,7 @@ from contracts.activity_inputs import (
 from contracts.budget import RunBudget
 from contracts.goal import GoalCompilation, GoalInterpretation, GoalSpec
 from contracts.plan import Plan, PlanResult, PlanTask
+from contracts.policy import PolicyProfile
 from contracts.postconditions import (
     CommandExitCode,
     FileContains,
@@ -64,6 +65,7 @@ __all__ = [
     "PlanRequest",
     "PlanResult",
     "PlanTask",
+    "PolicyProfile",
     "Postcondition",
     "PostconditionOutcome",
     "PostconditionResult",

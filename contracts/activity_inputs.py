@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from contracts.actions import ActionProposal
+from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition
 
 
@@ -20,6 +21,7 @@ class WorkspaceRef(BaseModel):
 class VerifyInput(BaseModel):
     workspace: str
     proposal: ActionProposal
+    profile: PolicyProfile = PolicyProfile.DEVELOPER
 
 
 class ExecuteToolInput(BaseModel):

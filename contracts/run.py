@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from contracts.actions import ActionProposal, Verdict
 from contracts.budget import RunBudget
+from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig
 from contracts.run_state import RunState
@@ -26,6 +27,10 @@ class RunRequest(BaseModel):
     acceptance: list[Postcondition]
     provider: ProviderConfig
     budget: RunBudget = Field(default_factory=lambda: RunBudget())
+    # What the run may do without a person's approval.
+    profile: PolicyProfile = PolicyProfile.DEVELOPER
+    # The durable runtime always verifies; the baseline only when asked (an experiment arm).
+    baseline_verifies: bool = False
     # Set by the starter when the server has the lab's search attributes registered.
     search_attributes: bool = False
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.budget import RunBudget
+from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition
 
 
@@ -20,5 +21,6 @@ class TaskSpec(BaseModel):
     # The scripted provider's script, relative to the task's directory.
     script: str = "script.yaml"
     budget: RunBudget = Field(default_factory=lambda: RunBudget())
+    profile: PolicyProfile = PolicyProfile.DEVELOPER
     # How the end state is judged, for both runtimes.
     postconditions: list[Postcondition] = Field(min_length=1)

@@ -1,4 +1,5 @@
-"""`python -m starter`: run either runtime on a benchmark task, list tasks, serve the Web UI."""
+"""`python -m starter`: run either runtime on a task, list tasks, serve the Web UI, check a
+policy, try the sandbox."""
 
 from __future__ import annotations
 
@@ -14,13 +15,16 @@ from temporalio.exceptions import ApplicationError
 
 import settings
 from activities.postconditions import check
-from contracts import ProviderConfig, RunBudget, RunRequest, Runtime
+from activities.sandbox import BACKENDS
+from contracts import PolicyProfile, ProviderConfig, RunBudget, RunRequest, Runtime
 from experiments.catalog import Task, TaskError, list_tasks, load_task
 from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable
 from starter.errors import StarterError
+from starter.policy_command import policy_check
 from starter.render import Printer
+from starter.sandbox_command import sandbox_exec
 from starter.server_command import serve
 
 DEFAULT_TASK = "rename-refactor"
@@ -48,6 +52,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("tasks", help="list the benchmark tasks, one per line, id first")
 
+    policy = commands.add_parser("policy", help="check proposals against the verifier's policy")
+    policy_commands = policy.add_subparsers(dest="policy_command", required=True, parser_class=_Parser)
+    check = policy_commands.add_parser("check", help="one JSON proposal per line in, one JSON verdict per line out")
+    check.add_argument("file", type=Path, help='JSONL: {"tool": ..., "arguments": {...}} per line')
+    check.add_argument("--profile", choices=[p.value for p in PolicyProfile], default=PolicyProfile.DEVELOPER.value)
+    check.add_argument("--workspace", type=Path, help="resolve paths against this directory (default: an empty one)")
+
+    sandbox = commands.add_parser("sandbox", help="run a command in the sandbox as an agent's tool would")
+    sandbox_commands = sandbox.add_subparsers(dest="sandbox_command", required=True, parser_class=_Parser)
+    execute = sandbox_commands.add_parser("exec", help="run one command: sandbox exec --workspace DIR -- CMD ...")
+    execute.add_argument("--backend", choices=list(BACKENDS), default=None, help="default: AGENT_LAB_SANDBOX or auto")
+    execute.add_argument("--workspace", type=Path, required=True)
+    execute.add_argument("--timeout", type=_positive_float, default=60.0, help="seconds (default 60)")
+    execute.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the command and its arguments")
+
     server = commands.add_parser("server", help="serve the embedded dev server and its Web UI over the run history")
     server.add_argument(
         "--port", type=_positive_int, default=None, help="gRPC port (default: AGENT_LAB_DEV_PORT or 7233)"
@@ -63,6 +82,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "tasks":
             return _tasks()
+        if args.command == "policy":
+            return policy_check(args.file, PolicyProfile(args.profile), args.workspace)
+        if args.command == "sandbox":
+            command = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+            return asyncio.run(sandbox_exec(args.backend, args.workspace, command, args.timeout))
         if args.command == "server":
             return asyncio.run(
                 serve(args.port or settings.dev_server_port(), args.ui_port or settings.dev_server_ui_port())
@@ -125,7 +149,18 @@ def build_request(task: Task, runtime: Runtime, *, max_steps: int | None = None)
         acceptance=task.spec.postconditions,
         provider=ProviderConfig(kind="scripted", script_path=str(task.script_path)),
         budget=budget,
+        profile=task.spec.profile,
     )
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {value}")
+    return value
 
 
 def _positive_int(text: str) -> int:

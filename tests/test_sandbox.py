@@ -22,7 +22,9 @@ from activities.sandbox.docker_engine import DockerSandbox, engine_answers
 from activities.sandbox.process import ProcessSandbox
 from activities.workspace import SANDBOX_OWNER
 
-BWRAP = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here (apt-get install bubblewrap)")
+BWRAP = pytest.mark.skipif(
+    not available(), reason="bubblewrap cannot create a sandbox here (apt-get install bubblewrap)"
+)
 DOCKER = pytest.mark.skipif(not engine_answers(), reason="no Docker engine answers here (only the client is installed)")
 BACKENDS = [
     pytest.param("process", id="process"),
@@ -106,7 +108,9 @@ async def test_no_secret_from_the_worker_environment(
     sandbox: Sandbox, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENT_LAB_TEST_SECRET", "hunter2-canary")
-    outcome = await sandbox.run("env; cat /proc/1/environ 2>/dev/null; echo ${AGENT_LAB_TEST_SECRET-unset}", workspace, 10)
+    outcome = await sandbox.run(
+        "env; cat /proc/1/environ 2>/dev/null; echo ${AGENT_LAB_TEST_SECRET-unset}", workspace, 10
+    )
     assert "hunter2-canary" not in outcome.output
     assert outcome.output.rstrip().endswith("unset")
 

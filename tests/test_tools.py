@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from activities.errors import InvalidPath, PathOutsideWorkspace, ToolError
+from activities.sandbox.process import ProcessSandbox
+from activities.tools.context import ToolContext
 from activities.tools.files import (
     ListFilesArgs,
     ReadFileArgs,
@@ -17,8 +19,6 @@ from activities.tools.files import (
     replace_in_file,
     write_file,
 )
-from activities.sandbox.process import ProcessSandbox
-from activities.tools.context import ToolContext
 from activities.tools.output import truncate
 from activities.tools.paths import resolve_in_workspace
 

@@ -45,11 +45,18 @@ VERIFY = ActivityOptions(
     retry=RetryPolicy(maximum_attempts=3),
 )
 
-# Commands may run up to 10 minutes (the run_command tool's own limit).
+# Commands may run up to 10 minutes (the run_command tool's own limit). A service a tool acts
+# on may be down for a while: retries reach about a minute, safe under the idempotency key.
 EXECUTE = ActivityOptions(
     start_to_close=timedelta(minutes=11),
     heartbeat=timedelta(seconds=10),
-    retry=RetryPolicy(maximum_attempts=3),
+    retry=RetryPolicy(
+        initial_interval=timedelta(seconds=1),
+        backoff_coefficient=2.0,
+        maximum_interval=timedelta(seconds=15),
+        maximum_attempts=8,
+        non_retryable_error_types=["SandboxError"],
+    ),
 )
 
 CHECK = ActivityOptions(

@@ -156,7 +156,7 @@ class AgentRunWorkflow:
             elif proposal.kind == "finish":
                 if await self._finish_holds(task, proposal, usage):
                     return
-            elif await self._tool_step(task, proposal, usage):
+            elif await self._tool_step(request, task, proposal, usage):
                 return
 
     async def _finish_holds(self, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
@@ -172,18 +172,18 @@ class AgentRunWorkflow:
         )
         return True
 
-    async def _tool_step(self, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
+    async def _tool_step(self, request: RunRequest, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
         """Verify, execute, check. True when the task's postconditions hold afterwards."""
         self._move(S.VERIFYING)
         verdict = await workflow.execute_local_activity(
             verify_proposal,
-            VerifyInput(workspace=self._workspace, proposal=proposal),
+            VerifyInput(workspace=self._workspace, proposal=proposal, profile=request.profile),
             start_to_close_timeout=options.VERIFY.start_to_close,
             retry_policy=options.VERIFY.retry,
             summary=f"step {self._step}: verify {proposal.describe()}",
         )
         if not verdict.allowed:
-            said = f"rejected by the verifier ({verdict.reason_code}): {verdict.message}"
+            said = feedback.after_verdict(verdict)
             self._reject(task, proposal, usage, said, verdict=verdict)
             return False
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contracts import PostconditionResult, ToolResult
+from contracts import PostconditionResult, ToolResult, Verdict
 
 _FEEDBACK_LIMIT = 4000
 
@@ -14,6 +14,13 @@ def after_tool(result: ToolResult, check: PostconditionResult | None) -> str:
     if check is not None:
         parts.append(after_check(check))
     return "\n".join(parts)
+
+
+def after_verdict(verdict: Verdict) -> str:
+    if verdict.decision == "needs_approval":
+        # No approver is wired to a run yet: for now such a proposal is refused.
+        return f"needs a person's approval ({verdict.reason_code}): {verdict.message}; no approval is available"
+    return f"rejected by the verifier ({verdict.reason_code}): {verdict.message}"
 
 
 def after_check(check: PostconditionResult) -> str:

@@ -15,7 +15,7 @@ class ToolContext:
     step: int
     # sha256(run id, step, tool, canonical arguments): the same call, retried, has the same key.
     idempotency_key: str
-    # Where commands run.
-    sandbox: Sandbox
+    # Where commands run; only tools that run commands get one.
+    sandbox: Sandbox | None
     # Base URL of the operations service the side-effecting tools call (None: not configured).
     ops_url: str | None = None

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from activities.sandbox import CommandOutcome
-from activities.tools import files, shell
+from activities.tools import files, ops, shell
 from activities.tools.context import ToolContext
 from contracts import RiskLevel, ToolSpec
 
@@ -37,6 +37,8 @@ class Tool:
     external_effects: bool = False
     probe: ToolProbe | None = None
     approval_rule: ApprovalRule | None = None
+    # Whether the tool runs commands (and so needs the sandbox chosen for this worker).
+    uses_sandbox: bool = False
 
     @property
     def recorded(self) -> bool:
@@ -91,6 +93,35 @@ _TOOLS = (
         shell.RunCommandArgs,
         RiskLevel.EXECUTE,
         shell.run_command,
+        uses_sandbox=True,
+    ),
+    Tool(
+        "issue_refund",
+        "Refund part or all of an order through the payments service. Amounts are in cents.",
+        ops.IssueRefundArgs,
+        RiskLevel.EXTERNAL_EFFECT,
+        ops.issue_refund,
+        external_effects=True,
+        probe=ops.find_refund,
+        approval_rule=ops.refund_approval,
+    ),
+    Tool(
+        "create_ticket",
+        "Open a support ticket in the ticketing service.",
+        ops.CreateTicketArgs,
+        RiskLevel.EXTERNAL_EFFECT,
+        ops.create_ticket,
+        external_effects=True,
+        probe=ops.find_ticket,
+    ),
+    Tool(
+        "disable_account",
+        "Disable an active user account, so its user can no longer sign in.",
+        ops.DisableAccountArgs,
+        RiskLevel.EXTERNAL_EFFECT,
+        ops.disable_account,
+        external_effects=True,
+        probe=ops.find_disabled_account,
     ),
 )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from activities.errors import ToolError
 from activities.sandbox import CommandOutcome
 from activities.tools.context import ToolContext
 
@@ -20,4 +21,6 @@ class RunCommandArgs(BaseModel):
 
 
 async def run_command(ctx: ToolContext, args: RunCommandArgs) -> CommandOutcome:
+    if ctx.sandbox is None:
+        raise ToolError("run_command was given no sandbox")
     return await ctx.sandbox.run(args.command, ctx.workspace, args.timeout_s)

@@ -1,0 +1,30 @@
+"""Risk profiles: how much a run may do without a person's approval."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from contracts.actions import RiskLevel
+
+_ORDER = [RiskLevel.READ, RiskLevel.WRITE, RiskLevel.EXECUTE, RiskLevel.EXTERNAL_EFFECT]
+
+
+class PolicyProfile(StrEnum):
+    READ_ONLY = "read-only"
+    WORKSPACE_WRITE = "workspace-write"
+    # The default for coding tasks: read, write and run commands in the sandbox.
+    DEVELOPER = "developer"
+    # Also acts on systems outside the workspace (payments, tickets, accounts).
+    OPERATOR = "operator"
+
+    @property
+    def ceiling(self) -> RiskLevel:
+        return {
+            PolicyProfile.READ_ONLY: RiskLevel.READ,
+            PolicyProfile.WORKSPACE_WRITE: RiskLevel.WRITE,
+            PolicyProfile.DEVELOPER: RiskLevel.EXECUTE,
+            PolicyProfile.OPERATOR: RiskLevel.EXTERNAL_EFFECT,
+        }[self]
+
+    def permits(self, risk: RiskLevel) -> bool:
+        return _ORDER.index(risk) <= _ORDER.index(self.ceiling)
