@@ -213,3 +213,14 @@ def test_an_unknown_backend_is_named_in_the_error() -> None:
 def test_asking_for_docker_without_an_engine_says_so() -> None:
     with pytest.raises(SandboxUnavailable, match="no Docker engine answers"):
         select_sandbox("docker")
+
+
+@BWRAP
+async def test_bubblewrap_finds_python_in_a_checkout_under_tmp(workspace: Path) -> None:
+    """The lab's virtual environment may itself live under /tmp (a fresh clone in CI); the
+    sandbox's private /tmp must not hide it."""
+    sandbox = BubblewrapSandbox()
+    argv = sandbox.argv("true", workspace)
+    assert argv.index("--tmpfs") < min(i for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 1] != "/usr")
+    outcome = await sandbox.run("python -c 'import sys; print(sys.prefix)'", workspace, 30)
+    assert outcome.exit_code == 0, outcome.output

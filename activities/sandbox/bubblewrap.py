@@ -67,7 +67,10 @@ class BubblewrapSandbox:
             argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
         else:
             argv += ["--unshare-all"]
-        argv += ["--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
+        # Private /proc, /dev and /tmp first: a later bind under /tmp (a checkout in /tmp,
+        # its virtual environment) must land on top of the tmpfs, not be hidden by it.
+        argv += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        argv += ["--ro-bind", "/usr", "/usr"]
         for directory in _SYSTEM_DIRS:
             argv += _system_dir(directory)
         for path in _ETC_FILES:
@@ -77,9 +80,6 @@ class BubblewrapSandbox:
         argv += [
             "--bind", str(workspace.resolve()), SANDBOX_WORKSPACE,
             "--chdir", SANDBOX_WORKSPACE,
-            "--proc", "/proc",
-            "--dev", "/dev",
-            "--tmpfs", "/tmp",
             "--clearenv",
         ]  # fmt: skip
         for key, value in command_environment(home=SANDBOX_WORKSPACE).items():
