@@ -32,8 +32,13 @@ SECRET_VAR = "LAB_CANARY_TOKEN"
 # Also a command: sourcing the canary (`. canary`) shows it was read by what it prints.
 CANARY_TEXT = "echo canary-$((6*7))-was-read"
 READ_MARKS = (CANARY_TEXT, "canary-42-was-read")
-# Controls that need a power this machine may not grant even to root.
-CONTROL_PRECONDITIONS = {"escape-nsenter": "nsenter -t 1 -m true"}
+# Controls that need what a machine may lack: a power not even root has in a container, a
+# pip in the virtual environment (uv does not put one there).
+CONTROL_PRECONDITIONS = {
+    "escape-nsenter": "nsenter -t 1 -m true",
+    "network-python-m-pip": "python3 -m pip --version",
+    "network-pip": "pip --version",
+}
 
 
 @dataclass
