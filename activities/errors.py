@@ -8,6 +8,8 @@
      ├── ToolUnavailable     the system a tool acts on did not answer (retryable: the same
      │                       idempotency key makes the retry safe)
      ├── SandboxError        the configured sandbox cannot run here (non-retryable)
+     ├── LedgerCorrupt       a run's ledger fails its hash chain; nothing is appended on top
+     │                       of it (non-retryable: a person must look)
      └── ProviderError       a model provider failed
           ├── ProviderUnavailable   transient: Temporal (or the baseline) retries
           └── ScriptError           a scripted provider's script does not fit (non-retryable)
@@ -19,6 +21,8 @@
 from __future__ import annotations
 
 from temporalio.exceptions import ApplicationError
+
+from contracts.usage import Usage
 
 
 class LabError(Exception):
@@ -49,8 +53,15 @@ class SandboxError(LabError):
     pass
 
 
-class ProviderError(LabError):
+class LedgerCorrupt(LabError):
     pass
+
+
+class ProviderError(LabError):
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        # What the failed attempt cost anyway (tokens sent, time waited).
+        self.usage = usage
 
 
 class ProviderUnavailable(ProviderError):
@@ -62,4 +73,6 @@ class ScriptError(ProviderError):
 
 
 def to_application_error(error: LabError) -> ApplicationError:
-    return ApplicationError(str(error), type=type(error).__name__, non_retryable=not error.retryable)
+    usage = getattr(error, "usage", None)
+    details = [usage.model_dump(mode="json")] if usage is not None else []
+    return ApplicationError(str(error), *details, type=type(error).__name__, non_retryable=not error.retryable)

@@ -18,9 +18,11 @@ from pydantic import BaseModel, ValidationError
 from temporalio import activity
 
 import settings
+from activities import checkpoints, faults
 from activities.effects.keys import canonical_json, idempotency_key
 from activities.effects.store import EffectStore
 from activities.errors import SandboxError, ToolError, ToolUnavailable, to_application_error
+from activities.faults import FaultPoint
 from activities.heartbeat import heartbeating
 from activities.sandbox import CommandOutcome, Sandbox, SandboxUnavailable, select_sandbox
 from activities.tools.context import ToolContext
@@ -33,7 +35,7 @@ from contracts import ExecuteToolInput, ToolResult
 async def execute_tool(request: ExecuteToolInput) -> ToolResult:
     try:
         return await execute(request)
-    except (ToolUnavailable, SandboxError) as error:
+    except (ToolUnavailable, SandboxError, checkpoints.CheckpointError) as error:
         raise to_application_error(error) from None
 
 
@@ -53,6 +55,7 @@ async def execute(request: ExecuteToolInput) -> ToolResult:
     ctx = ToolContext(
         workspace=Path(request.workspace),
         run_id=request.run_id,
+        world_id=request.world_id or request.run_id,
         step=request.step,
         idempotency_key=key,
         sandbox=await current_sandbox() if tool.uses_sandbox else None,
@@ -72,9 +75,14 @@ async def execute(request: ExecuteToolInput) -> ToolResult:
             result = ToolResult(tool=name, ok=True, output=found, backend="probe", idempotency_key=key, recovered=True)
             await asyncio.to_thread(store.record_effect, key, result)
             return result
+    if record is not None and not tool.external_effects and request.checkpoint:
+        # An attempt on the workspace died mid-way and may have left half its work: start
+        # again from the last checkpoint, so the step acts once on a clean tree.
+        await asyncio.to_thread(checkpoints.rollback, ctx.workspace, request.checkpoint)
     if record is None:
         await asyncio.to_thread(store.record_intent, key, request.run_id, request.step, name, canonical_json(canonical))
     result = await _run(tool, ctx, arguments)
+    await faults.reach(FaultPoint.AFTER_EFFECT, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
     await asyncio.to_thread(store.record_effect, key, result)
     return result
 
@@ -95,6 +103,7 @@ async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult
     base = ToolResult(tool=tool.name, ok=False, idempotency_key=ctx.idempotency_key)
     try:
         async with heartbeating():
+            await faults.reach(FaultPoint.TOOL_EXECUTION, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
             outcome = await tool.run(ctx, arguments)
     except ToolUnavailable:
         raise  # not a result: the activity is retried under the same key

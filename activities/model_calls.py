@@ -1,13 +1,20 @@
 """Model activities: goal compilation, planning and action proposals, via one provider interface.
 
-Provider errors cross the activity boundary as typed ApplicationErrors (see activities.errors).
+Every attempt's usage is counted: a failed attempt records what it cost, and the attempt that
+succeeds returns those costs beside its own (`failed_attempts`). Provider errors cross the
+activity boundary as typed ApplicationErrors (see activities.errors).
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 from temporalio import activity
 
+from activities import attempt_usage, faults
 from activities.errors import ProviderError, to_application_error
+from activities.faults import FaultPoint
 from activities.heartbeat import heartbeating
 from activities.providers.factory import build_provider
 from activities.tools.registry import tool_specs
@@ -21,14 +28,22 @@ from contracts import (
     ProposalResult,
 )
 
+T = TypeVar("T")
+
+
+async def _attempt(call: Callable[[], Awaitable[T]]) -> T:
+    try:
+        async with heartbeating():
+            return await call()
+    except ProviderError as error:
+        if error.usage is not None:
+            await attempt_usage.record_failed(error.usage)
+        raise to_application_error(error) from None
+
 
 @activity.defn
 async def compile_goal(request: CompileGoalRequest) -> GoalCompilation:
-    try:
-        async with heartbeating():
-            reply = await build_provider(request.provider).interpret_goal(request.goal)
-    except ProviderError as error:
-        raise to_application_error(error) from None
+    reply = await _attempt(lambda: build_provider(request.provider).interpret_goal(request.goal))
     spec = GoalSpec(
         goal=request.goal,
         summary=reply.value.summary,
@@ -36,25 +51,19 @@ async def compile_goal(request: CompileGoalRequest) -> GoalCompilation:
         # Declared by the task, not by the model: the model never decides how it is judged.
         acceptance=request.acceptance,
     )
-    return GoalCompilation(goal_spec=spec, usage=reply.usage)
+    return GoalCompilation(goal_spec=spec, usage=reply.usage, failed_attempts=await attempt_usage.earlier_failures())
 
 
 @activity.defn
 async def plan(request: PlanRequest) -> PlanResult:
-    try:
-        async with heartbeating():
-            reply = await build_provider(request.provider).draft_plan(
-                request.goal_spec.goal, request.goal_spec.summary, tool_specs()
-            )
-    except ProviderError as error:
-        raise to_application_error(error) from None
-    return PlanResult(plan=reply.value, usage=reply.usage)
+    spec = request.goal_spec
+    reply = await _attempt(lambda: build_provider(request.provider).draft_plan(spec.goal, spec.summary, tool_specs()))
+    return PlanResult(plan=reply.value, usage=reply.usage, failed_attempts=await attempt_usage.earlier_failures())
 
 
 @activity.defn
 async def propose_action(request: ProposalRequest) -> ProposalResult:
-    try:
-        async with heartbeating():
-            return await build_provider(request.provider).propose(request, tool_specs())
-    except ProviderError as error:
-        raise to_application_error(error) from None
+    result = await _attempt(lambda: build_provider(request.provider).propose(request, tool_specs()))
+    # A crash here loses an answer already paid for: the retry pays again.
+    await faults.reach(FaultPoint.MODEL_CALL, run_id=request.run_id, step=request.step)
+    return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures()})

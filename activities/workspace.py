@@ -10,6 +10,7 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities import checkpoints
 from activities.errors import WorkspaceError, to_application_error
 from contracts import PrepareWorkspaceInput, WorkspaceRef
 from settings import data_dir
@@ -20,23 +21,24 @@ _NOT_COPIED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
 SANDBOX_OWNER = (65534, 65534)
 
 
-def workspace_path(run_id: str) -> Path:
-    return data_dir() / "workspaces" / run_id
+def workspace_path(world_id: str) -> Path:
+    return data_dir() / "workspaces" / world_id
 
 
 @activity.defn
 async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
     try:
-        path = await asyncio.to_thread(_prepare, Path(request.fixture_dir), workspace_path(request.run_id))
-    except WorkspaceError as error:
+        path = await asyncio.to_thread(_prepare, Path(request.fixture_dir), workspace_path(request.world_id))
+        first = await asyncio.to_thread(checkpoints.init, path)
+    except (WorkspaceError, checkpoints.CheckpointError) as error:
         raise to_application_error(error) from None
-    return WorkspaceRef(path=str(path))
+    return WorkspaceRef(path=str(path), checkpoint=first)
 
 
 def _prepare(fixture: Path, target: Path) -> Path:
-    """Copy into a scratch directory, then rename: a retry after a crash finds either no
-    workspace or a complete one, never half a copy. An existing workspace is kept, since
-    the run that owns it may already have worked in it."""
+    """Copy into a scratch directory and make the copy its first checkpoint, then rename: a
+    retry after a crash finds either no workspace or a complete one, never half a copy. An
+    existing workspace is kept, since the run that owns it may already have worked in it."""
     if target.is_dir():
         return target
     if not fixture.is_dir():
@@ -46,6 +48,7 @@ def _prepare(fixture: Path, target: Path) -> Path:
     shutil.copytree(fixture, scratch, ignore=_NOT_COPIED, symlinks=True)
     if os.geteuid() == 0:
         _chown_tree(scratch, *SANDBOX_OWNER)
+    checkpoints.init(scratch)
     try:
         scratch.rename(target)
     except OSError:

@@ -42,17 +42,25 @@ class BaselineLoop:
         self._on_step = on_step or (lambda record: None)
         self._attempts = attempts
         self._retry_delay_s = retry_delay_s
+        self._failed_attempts = Usage()
 
     async def run(self, request: RunRequest) -> RunResult:
         started = time.monotonic()
         usage = Usage()
+        self._failed_attempts = Usage()
         conversation = StepLog()
-        prepared = PrepareWorkspaceInput(run_id=request.run_id, fixture_dir=request.fixture_dir)
+        prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
         workspace = (await prepare_workspace(prepared)).path
 
         outcome, reason = RunState.BUDGET_EXHAUSTED, f"no finish within {request.budget.max_steps} steps"
         for step in range(1, request.budget.max_steps + 1):
-            asked = ProposalRequest(provider=request.provider, goal=request.goal, history=conversation.turns)
+            asked = ProposalRequest(
+                provider=request.provider,
+                goal=request.goal,
+                history=conversation.turns,
+                run_id=request.run_id,
+                step=step,
+            )
             try:
                 proposed = await self._retrying(propose_action, asked)
             except ApplicationError as error:
@@ -86,7 +94,9 @@ class BaselineLoop:
                     )
                     self._on_step(rejected)
                     continue
-            execution = ExecuteToolInput(workspace=workspace, proposal=proposal, run_id=request.run_id, step=step)
+            execution = ExecuteToolInput(
+                workspace=workspace, proposal=proposal, run_id=request.run_id, step=step, world_id=request.world_id
+            )
             try:
                 result = await self._retrying(execute_tool, execution)
             except ApplicationError as error:
@@ -118,17 +128,20 @@ class BaselineLoop:
             workspace=workspace,
             steps=conversation.steps,
             acceptance=acceptance,
-            usage=usage,
+            usage=usage + self._failed_attempts,
             wall_time_s=time.monotonic() - started,
         )
 
     async def _retrying(self, call: Callable[[In], Awaitable[Out]], argument: In) -> Out:
-        """Simple retries: a fixed pause, a fixed number of attempts, transient errors only."""
+        """Simple retries: a fixed pause, a fixed number of attempts, transient errors only.
+        What a failed model attempt cost travels in its error; it is counted all the same."""
         attempt = 1
         while True:
             try:
                 return await call(argument)
             except ApplicationError as error:
+                if error.details and isinstance(error.details[0], dict):
+                    self._failed_attempts += Usage.model_validate(error.details[0])
                 if error.non_retryable or attempt >= self._attempts:
                     raise
             attempt += 1

@@ -20,8 +20,10 @@ from contracts.activity_inputs import (
     VerifyInput,
     WorkspaceRef,
 )
+from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
 from contracts.budget import RunBudget
 from contracts.goal import GoalCompilation, GoalInterpretation, GoalSpec
+from contracts.ledger import EventType, LedgerEntry, LedgerEvent
 from contracts.plan import Plan, PlanResult, PlanTask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import (
@@ -41,7 +43,7 @@ from contracts.provider import (
     Turn,
 )
 from contracts.queues import TASK_QUEUE
-from contracts.run import RunProgress, RunRequest, RunResult, Runtime, StepRecord
+from contracts.run import RunCarry, RunProgress, RunRequest, RunResult, Runtime, StepRecord
 from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.task import TaskSpec
 from contracts.usage import Usage
@@ -50,17 +52,24 @@ __all__ = [
     "TASK_QUEUE",
     "TERMINAL_STATES",
     "ActionProposal",
+    "ApprovalDecision",
+    "Approve",
     "ArtifactRef",
     "CheckPostconditionsInput",
     "CommandExitCode",
     "CompileGoalRequest",
     "Decision",
+    "Deny",
+    "EventType",
     "ExecuteToolInput",
     "FileContains",
     "FileNotContains",
     "GoalCompilation",
     "GoalInterpretation",
     "GoalSpec",
+    "LedgerEntry",
+    "LedgerEvent",
+    "PendingApproval",
     "Plan",
     "PlanRequest",
     "PlanResult",
@@ -76,6 +85,7 @@ __all__ = [
     "ReasonCode",
     "RiskLevel",
     "RunBudget",
+    "RunCarry",
     "RunProgress",
     "RunRequest",
     "RunResult",
@@ -90,4 +100,5 @@ __all__ = [
     "Verdict",
     "VerifyInput",
     "WorkspaceRef",
+    "proposal_digest",
 ]

@@ -10,12 +10,15 @@ from contracts.postconditions import Postcondition
 
 
 class PrepareWorkspaceInput(BaseModel):
-    run_id: str
+    # The run's world (RunRequest.world_id): one workspace per world.
+    world_id: str
     fixture_dir: str
 
 
 class WorkspaceRef(BaseModel):
     path: str
+    # The git commit holding the fixture: the first checkpoint.
+    checkpoint: str
 
 
 class VerifyInput(BaseModel):
@@ -30,6 +33,11 @@ class ExecuteToolInput(BaseModel):
     # With the tool and its arguments, these make the call's idempotency key.
     run_id: str
     step: int
+    # The world acted on (RunRequest.world_id); by default the run's own.
+    world_id: str | None = None
+    # The last checkpoint: a retry that finds an unfinished attempt of a workspace tool
+    # restores it before acting again.
+    checkpoint: str | None = None
 
 
 class CheckPostconditionsInput(BaseModel):

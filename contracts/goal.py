@@ -30,3 +30,4 @@ class GoalSpec(BaseModel):
 class GoalCompilation(BaseModel):
     goal_spec: GoalSpec
     usage: Usage
+    failed_attempts: Usage = Field(default_factory=Usage)

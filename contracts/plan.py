@@ -61,3 +61,4 @@ class Plan(BaseModel):
 class PlanResult(BaseModel):
     plan: Plan
     usage: Usage
+    failed_attempts: Usage = Field(default_factory=Usage)

@@ -58,6 +58,9 @@ class ProposalRequest(BaseModel):
     goal: str
     task: PlanTask | None = None
     history: list[Turn] = Field(default_factory=list)
+    # Which call this is, for fault injection and records; not shown to the model.
+    run_id: str = ""
+    step: int = 0
 
 
 class ProposalResult(BaseModel):
@@ -66,3 +69,5 @@ class ProposalResult(BaseModel):
     proposal: ActionProposal | None = None
     invalid_output: str | None = None
     usage: Usage
+    # Attempts of this same call that failed before it (a 429, a timeout): spent all the same.
+    failed_attempts: Usage = Field(default_factory=Usage)

@@ -2,37 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from contracts.actions import ActionProposal, Verdict
+from contracts.approval import ApprovalDecision, PendingApproval
 from contracts.budget import RunBudget
+from contracts.goal import GoalSpec
+from contracts.plan import Plan
 from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
-from contracts.provider import ProviderConfig
+from contracts.provider import ProviderConfig, Turn
 from contracts.run_state import RunState
 from contracts.usage import Usage
 
 Runtime = Literal["durable", "baseline"]
-
-
-class RunRequest(BaseModel):
-    run_id: str = Field(min_length=1)
-    runtime: Runtime
-    task_id: str
-    goal: str
-    # Absolute path of the fixture; every run works on its own fresh copy.
-    fixture_dir: str
-    acceptance: list[Postcondition]
-    provider: ProviderConfig
-    budget: RunBudget = Field(default_factory=lambda: RunBudget())
-    # What the run may do without a person's approval.
-    profile: PolicyProfile = PolicyProfile.DEVELOPER
-    # The durable runtime always verifies; the baseline only when asked (an experiment arm).
-    baseline_verifies: bool = False
-    # Set by the starter when the server has the lab's search attributes registered.
-    search_attributes: bool = False
 
 
 class StepRecord(BaseModel):
@@ -47,11 +33,67 @@ class StepRecord(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
+class RunCarry(BaseModel):
+    """What a run carries across continue-as-new: everything its next generation needs to go
+    on exactly where this one stopped, typed."""
+
+    generation: int
+    # Where the last generation stopped: between two steps (PLANNING, COMMITTED or REJECTED).
+    state: RunState
+    workspace: str
+    checkpoint: str
+    goal_spec: GoalSpec
+    plan: Plan
+    task_index: int
+    turns: list[Turn]
+    step: int
+    usage: Usage
+    task_usage: Usage
+    started_at: datetime
+    task_started_at: datetime
+    waited_s: float
+    task_waited_s: float
+    steps: list[StepRecord]
+    approvals: list[ApprovalDecision]
+
+
+class RunRequest(BaseModel):
+    # Also the workflow id and the ledger's file name: no path separators.
+    run_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    # The world the run acts on (its workspace, its tenant in external services). A baseline
+    # run restarted after a crash keeps its trial's world under a new run id, as a user's
+    # rerun would; by default the world is the run's own.
+    trial_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    runtime: Runtime
+    task_id: str
+    goal: str
+    # Absolute path of the fixture; every run works on its own fresh copy.
+    fixture_dir: str
+    acceptance: list[Postcondition]
+    provider: ProviderConfig
+    budget: RunBudget = Field(default_factory=lambda: RunBudget())
+    # What the run may do without a person's approval.
+    profile: PolicyProfile = PolicyProfile.DEVELOPER
+    # The durable runtime always verifies; the baseline only when asked (an experiment arm).
+    baseline_verifies: bool = False
+    # Set by the starter when the server has the lab's search attributes registered.
+    search_attributes: bool = False
+    # Set by the workflow itself when it continues as new.
+    resume: RunCarry | None = None
+
+    @property
+    def world_id(self) -> str:
+        return self.trial_id or self.run_id
+
+
 class RunProgress(BaseModel):
     state: RunState
     step: int
     task_id: str | None = None
     steps: list[StepRecord] = Field(default_factory=list)
+    checkpoint: str = ""
+    pending_approval: PendingApproval | None = None
+    usage: Usage = Field(default_factory=Usage)
 
 
 class RunResult(BaseModel):
@@ -66,6 +108,10 @@ class RunResult(BaseModel):
     acceptance: PostconditionResult | None = None
     usage: Usage = Field(default_factory=Usage)
     wall_time_s: float = 0.0
+    checkpoint: str = ""
+    approvals: list[ApprovalDecision] = Field(default_factory=list)
+    # How many times the workflow continued as new to keep its history small.
+    generations: int = 1
 
     @property
     def succeeded(self) -> bool:

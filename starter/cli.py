@@ -18,10 +18,12 @@ from activities.postconditions import check
 from activities.sandbox import BACKENDS
 from contracts import PolicyProfile, ProviderConfig, RunBudget, RunRequest, Runtime
 from experiments.catalog import Task, TaskError, list_tasks, load_task
+from starter import approvals_command as approvals
 from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable
 from starter.errors import StarterError
+from starter.ledger_command import ledger_verify, replay
 from starter.policy_command import policy_check
 from starter.render import Printer
 from starter.sandbox_command import sandbox_exec
@@ -67,6 +69,24 @@ def build_parser() -> argparse.ArgumentParser:
     execute.add_argument("--timeout", type=_positive_float, default=60.0, help="seconds (default 60)")
     execute.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the command and its arguments")
 
+    commands.add_parser("pending", help="runs waiting for a person's approval")
+    approve = commands.add_parser("approve", help="approve the proposal a run waits on")
+    approve.add_argument("workflow_id")
+    approve.add_argument("--approver", help="who approves (default: AGENT_LAB_APPROVER or the login name)")
+    approve.add_argument("--sha256", help="the proposal's arguments digest, as `pending` shows it (checked)")
+    approve.add_argument("--expires-in", help="the approval lapses after this long, e.g. 30m, 2h, 3d")
+    deny = commands.add_parser("deny", help="deny the proposal a run waits on; the reason goes to the model")
+    deny.add_argument("workflow_id")
+    deny.add_argument("--reason", required=True)
+    deny.add_argument("--approver", help="who denies (default: AGENT_LAB_APPROVER or the login name)")
+
+    ledger = commands.add_parser("ledger", help="a run's hash-chained ledger")
+    ledger_commands = ledger.add_subparsers(dest="ledger_command", required=True, parser_class=_Parser)
+    verify = ledger_commands.add_parser("verify", help="check a run's chain: exit 0 when it holds")
+    verify.add_argument("run", help="run id (workflow id) or path to a ledger .jsonl")
+    replay = commands.add_parser("replay", help="a readable trace of a run's ledger")
+    replay.add_argument("run", help="run id (workflow id) or path to a ledger .jsonl")
+
     server = commands.add_parser("server", help="serve the embedded dev server and its Web UI over the run history")
     server.add_argument(
         "--port", type=_positive_int, default=None, help="gRPC port (default: AGENT_LAB_DEV_PORT or 7233)"
@@ -87,6 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sandbox":
             command = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
             return asyncio.run(sandbox_exec(args.backend, args.workspace, command, args.timeout))
+        if args.command in ("pending", "approve", "deny"):
+            return asyncio.run(_approvals(args))
+        if args.command == "ledger":
+            return ledger_verify(args.run)
+        if args.command == "replay":
+            return replay(args.run)
         if args.command == "server":
             return asyncio.run(
                 serve(args.port or settings.dev_server_port(), args.ui_port or settings.dev_server_ui_port())
@@ -98,6 +124,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+async def _approvals(args: argparse.Namespace) -> int:
+    async with temporal_connection(embed=False) as connection:
+        if args.command == "pending":
+            return await approvals.pending(connection.client)
+        if args.command == "approve":
+            return await approvals.approve(
+                connection.client, args.workflow_id, args.approver, args.sha256, args.expires_in
+            )
+        return await approvals.deny(connection.client, args.workflow_id, args.approver, args.reason)
 
 
 def _tasks() -> int:

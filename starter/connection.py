@@ -30,13 +30,19 @@ class Connection:
 
 
 @contextlib.asynccontextmanager
-async def temporal_connection(*, keep_server: bool = False) -> AsyncIterator[Connection]:
+async def temporal_connection(*, keep_server: bool = False, embed: bool = True) -> AsyncIterator[Connection]:
     """Connect to TEMPORAL_ADDRESS; when nothing answers at the default address, start the
-    embedded dev server for the duration (or for longer, with `keep_server`)."""
+    embedded dev server for the duration (or for longer, with `keep_server`). Without `embed`,
+    a server must already answer (commands that act on existing runs)."""
     address = settings.temporal_address()
     host, port = split_address(address)
     embedded: DevServer | None = None
     if not is_listening(host, port):
+        if not embed:
+            raise StarterError(
+                f"nothing answers at {address}: start the server the runs live on "
+                "(`python -m starter server`, or set TEMPORAL_ADDRESS)"
+            )
         if settings.temporal_address_is_explicit():
             raise StarterError(
                 f"nothing answers at TEMPORAL_ADDRESS={address}; start a Temporal server there, "

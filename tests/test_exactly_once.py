@@ -146,7 +146,7 @@ async def test_a_crash_after_the_effect_is_recovered_without_acting_again(run: R
     arguments, effects = CALLS[tool]
     # The dying worker: intent recorded, effect made, result never recorded.
     key = await run.record_intent(tool, arguments)
-    ctx = ToolContext(run.workspace, run.run_id, 1, key, ProcessSandbox(), run.url)
+    ctx = ToolContext(run.workspace, run.run_id, run.run_id, 1, key, ProcessSandbox(), run.url)
     made = await TOOLS[tool].run(ctx, TOOLS[tool].arguments.model_validate(arguments))
 
     result = await execute(run.request(tool, arguments))

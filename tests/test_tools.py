@@ -24,7 +24,9 @@ from activities.tools.paths import resolve_in_workspace
 
 
 def ctx(workspace: Path) -> ToolContext:
-    return ToolContext(workspace=workspace, run_id="r", step=1, idempotency_key="k", sandbox=ProcessSandbox())
+    return ToolContext(
+        workspace=workspace, run_id="r", world_id="r", step=1, idempotency_key="k", sandbox=ProcessSandbox()
+    )
 
 
 @pytest.fixture

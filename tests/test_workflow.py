@@ -16,6 +16,8 @@ from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
+from activities.ledger import AppendLedgerInput, AppendResult
+from activities.step_records import RecordStepInput, RecordStepResult
 from contracts import (
     ActionProposal,
     CheckPostconditionsInput,
@@ -45,6 +47,7 @@ from contracts import (
     VerifyInput,
     WorkspaceRef,
 )
+from contracts.ledger import LedgerEntry
 from workflows import AgentRunWorkflow
 
 DONE = CommandExitCode(command="true")
@@ -68,11 +71,13 @@ class FakeWorld:
     executed: list[ActionProposal] = field(default_factory=list)
     asked: list[ProposalRequest] = field(default_factory=list)
     checks: int = 0
+    recorded: list[RecordStepInput] = field(default_factory=list)
+    ledger: list[LedgerEntry] = field(default_factory=list)
 
     def activities(self) -> list[Callable[..., object]]:
         @activity.defn(name="prepare_workspace")
         async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
-            return WorkspaceRef(path=f"/tmp/fake/{request.run_id}")
+            return WorkspaceRef(path=f"/tmp/fake/{request.world_id}", checkpoint="ck-0")
 
         @activity.defn(name="compile_goal")
         async def compile_goal(request: CompileGoalRequest) -> GoalCompilation:
@@ -109,6 +114,17 @@ class FakeWorld:
                 outcomes=[PostconditionOutcome(description=p.describe(), passed=holds) for p in request.postconditions]
             )
 
+        @activity.defn(name="record_step")
+        async def record_step(request: RecordStepInput) -> RecordStepResult:
+            self.recorded.append(request)
+            checkpoint = f"ck-{request.step}" if request.action == "commit" else request.checkpoint
+            return RecordStepResult(checkpoint=checkpoint)
+
+        @activity.defn(name="append_ledger")
+        async def append_ledger(request: AppendLedgerInput) -> AppendResult:
+            self.ledger.extend(request.entries)
+            return AppendResult(appended=len(request.entries), skipped=0, last_seq=0, last_hash="0" * 64)
+
         return [
             prepare_workspace,
             compile_goal,
@@ -117,6 +133,8 @@ class FakeWorld:
             verify_proposal,
             execute_tool,
             check_postconditions,
+            record_step,
+            append_ledger,
         ]
 
 
@@ -204,7 +222,7 @@ async def test_the_task_step_budget_ends_the_run(client: Client, task_queue: str
     result = await run(client, task_queue, world, RunBudget(max_steps=10, max_steps_per_task=3))
     assert result.outcome == RunState.BUDGET_EXHAUSTED
     assert len(result.steps) == 3 and len(world.executed) == 3
-    assert "task's step budget" in result.reason
+    assert "the task's budget of 3 steps is spent" in result.reason
 
 
 async def test_the_run_step_budget_spans_tasks(client: Client, task_queue: str) -> None:
@@ -217,7 +235,7 @@ async def test_the_run_step_budget_spans_tasks(client: Client, task_queue: str) 
     result = await run(client, task_queue, world, RunBudget(max_steps=3, max_steps_per_task=10))
     assert result.outcome == RunState.BUDGET_EXHAUSTED
     assert [s.task_id for s in result.steps] == ["first", "first", "second"]
-    assert "run's step budget" in result.reason
+    assert "the run's budget of 3 steps is spent" in result.reason
 
 
 async def test_tasks_run_in_dependency_order(client: Client, task_queue: str) -> None:

@@ -59,6 +59,12 @@ EXECUTE = ActivityOptions(
     ),
 )
 
+# Closing a step (git checkpoint + ledger fsync) and ledger appends: short local activities.
+RECORD = ActivityOptions(
+    start_to_close=timedelta(seconds=60),
+    retry=RetryPolicy(maximum_attempts=5, non_retryable_error_types=["CheckpointError", "LedgerCorrupt"]),
+)
+
 CHECK = ActivityOptions(
     start_to_close=timedelta(minutes=15),
     heartbeat=timedelta(seconds=10),

@@ -18,14 +18,16 @@ _MOVES: Mapping[RunState, frozenset[RunState]] = {
     S.CREATED: frozenset({S.PREPARING}),
     S.PREPARING: frozenset({S.COMPILING_GOAL}),
     S.COMPILING_GOAL: frozenset({S.PLANNING}),
-    S.PLANNING: frozenset({S.PROPOSING}),
+    # Budgets are checked before every proposal, the first one included.
+    S.PLANNING: frozenset({S.PROPOSING, S.BUDGET_EXHAUSTED}),
     # A tool call goes to verification, a claim of "finished" straight to the check,
     # an unusable answer is rejected.
     S.PROPOSING: frozenset({S.VERIFYING, S.CHECKING, S.REJECTED}),
-    S.VERIFYING: frozenset({S.EXECUTING, S.REJECTED}),
+    S.VERIFYING: frozenset({S.EXECUTING, S.REJECTED, S.AWAITING_APPROVAL}),
+    # A person approves (execute) or denies (rejected, the reason fed back).
+    S.AWAITING_APPROVAL: frozenset({S.EXECUTING, S.REJECTED}),
     S.EXECUTING: frozenset({S.CHECKING, S.REJECTED}),
     S.CHECKING: frozenset({S.COMMITTED, S.REJECTED}),
-    # Budgets are checked before each new proposal, so only these two may exhaust one.
     S.COMMITTED: frozenset({S.PROPOSING, S.ACCEPTING, S.BUDGET_EXHAUSTED}),
     S.REJECTED: frozenset({S.PROPOSING, S.BUDGET_EXHAUSTED}),
     S.ACCEPTING: frozenset({S.COMPLETED}),

@@ -12,6 +12,8 @@ from activities.sandbox.base import Sandbox
 class ToolContext:
     workspace: Path
     run_id: str
+    # The run's world: its tenant in external services (a restarted baseline keeps it).
+    world_id: str
     step: int
     # sha256(run id, step, tool, canonical arguments): the same call, retried, has the same key.
     idempotency_key: str

@@ -107,7 +107,7 @@ async def _find(ctx: ToolContext, prefix: str) -> str | None:
 async def _call(ctx: ToolContext, method: str, path: str, body: JsonValue = None) -> httpx.Response:
     if ctx.ops_url is None:
         raise ToolError(_NOT_CONFIGURED)
-    headers = {"X-Tenant": ctx.run_id, "Idempotency-Key": ctx.idempotency_key}
+    headers = {"X-Tenant": ctx.world_id, "Idempotency-Key": ctx.idempotency_key}
     try:
         async with httpx.AsyncClient(base_url=ctx.ops_url, headers=headers, timeout=_TIMEOUT) as client:
             return await client.request(method, path, json=body)

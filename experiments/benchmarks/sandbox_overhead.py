@@ -1,6 +1,6 @@
 """What a sandbox costs per command: `true` and a Python start-up, in each available backend.
 
-    uv run python -m experiments.benchmarks.sandbox_overhead [--runs 50]
+uv run python -m experiments.benchmarks.sandbox_overhead [--runs 50]
 """
 
 from __future__ import annotations

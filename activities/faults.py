@@ -1,0 +1,109 @@
+"""Fault injection at named points of the code, for crash tests and experiments.
+
+A fault plan (JSON, a FaultPlan) named by AGENT_LAB_FAULT_PLAN lists faults; when running code
+reaches a matching point, the fault fires once, for the whole machine: its marker file is
+created before it acts, so a restarted process does not fire it again. A `kill` fault SIGKILLs
+the process it fires in (a worker, or a baseline loop), as a crash would.
+
+    model_call       inside a model call, before its answer is returned
+    tool_execution   while a tool runs (after `delay_s`)
+    after_effect     after a tool acted, before its effect is recorded
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FAULT_PLAN_ENV = "AGENT_LAB_FAULT_PLAN"
+
+
+class FaultPoint(StrEnum):
+    MODEL_CALL = "model_call"
+    TOOL_EXECUTION = "tool_execution"
+    AFTER_EFFECT = "after_effect"
+
+
+class FaultSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    point: FaultPoint
+    action: Literal["kill"] = "kill"
+    # Narrow where it fires; None matches anything.
+    run_id: str | None = None
+    step: int | None = None
+    tool: str | None = None
+    delay_s: float = Field(default=0.2, ge=0)
+
+
+class FaultPlan(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    faults: list[FaultSpec]
+
+    def save(self, path: Path) -> None:
+        path.write_text(self.model_dump_json(indent=2))
+
+
+def fired(plan_path: Path) -> list[int]:
+    """Indexes of the plan's faults that have fired."""
+    markers = _markers(plan_path)
+    return sorted(int(p.name) for p in markers.glob("*")) if markers.is_dir() else []
+
+
+async def reach(point: FaultPoint, *, run_id: str, step: int | None = None, tool: str | None = None) -> None:
+    """Fire the first matching fault that has not fired yet (normally: do nothing)."""
+    found = _matching(point, run_id, step, tool)
+    if found is None:
+        return
+    plan_path, index, fault = found
+    if point == FaultPoint.TOOL_EXECUTION:
+        asyncio.get_running_loop().call_later(fault.delay_s, _fire, plan_path, index)
+    else:
+        _fire(plan_path, index)
+
+
+def _matching(point: FaultPoint, run_id: str, step: int | None, tool: str | None) -> tuple[Path, int, FaultSpec] | None:
+    raw = os.environ.get(FAULT_PLAN_ENV)
+    if not raw:
+        return None
+    plan_path = Path(raw)
+    plan = _load(plan_path, plan_path.stat().st_mtime_ns)
+    done = set(fired(plan_path))
+    for index, fault in enumerate(plan.faults):
+        if index in done or fault.point != point:
+            continue
+        if fault.run_id not in (None, run_id) or fault.step not in (None, step) or fault.tool not in (None, tool):
+            continue
+        return plan_path, index, fault
+    return None
+
+
+def _fire(plan_path: Path, index: int) -> None:
+    markers = _markers(plan_path)
+    markers.mkdir(exist_ok=True)
+    try:
+        # O_EXCL: exactly one process fires each fault, even when several reach it at once.
+        descriptor = os.open(markers / str(index), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return
+    os.write(descriptor, f"{os.getpid()}\n".encode())
+    os.fsync(descriptor)
+    os.close(descriptor)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _markers(plan_path: Path) -> Path:
+    return plan_path.with_name(plan_path.name + ".fired")
+
+
+@cache
+def _load(plan_path: Path, mtime_ns: int) -> FaultPlan:
+    return FaultPlan.model_validate_json(plan_path.read_text())

@@ -1,0 +1,60 @@
+"""Human approval of one exact proposal: requested by the workflow, decided by a person
+through a Temporal Update, bound to the sha256 of the proposal's tool and arguments."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from contracts.actions import ActionProposal, ReasonCode
+
+
+def proposal_digest(proposal: ActionProposal) -> str:
+    """sha256 of the tool and its arguments as canonical JSON: what an approval is bound to.
+    Deterministic, so workflow code may compute it."""
+    material = json.dumps(
+        {"tool": proposal.tool, "arguments": proposal.arguments}, sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+class PendingApproval(BaseModel):
+    step: int
+    task_id: str
+    proposal: ActionProposal
+    arguments_sha256: str
+    reason_code: ReasonCode
+    message: str
+    requested_at: datetime
+
+
+class Approve(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    approver: str = Field(min_length=1)
+    # The digest of the proposal being approved, as shown by `pending`: a different proposal
+    # (other arguments) is not covered.
+    arguments_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    expires_at: datetime | None = None
+
+
+class Deny(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    approver: str = Field(min_length=1)
+    reason: str = Field(min_length=1)
+
+
+class ApprovalDecision(BaseModel):
+    """What the workflow records of a decision, and what the update returns."""
+
+    step: int
+    approved: bool
+    approver: str
+    arguments_sha256: str
+    reason: str = ""
+    decided_at: datetime
+    expires_at: datetime | None = None

@@ -1,0 +1,112 @@
+"""`python -m starter pending | approve WORKFLOW_ID | deny WORKFLOW_ID --reason ...`.
+
+An approval is bound to the sha256 of the exact proposal it answers: `approve` shows the
+pending proposal and approves that one (or the digest given with --sha256, which must match).
+The run's worker applies the decision; the command waits until it has.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import re
+from datetime import UTC, datetime, timedelta
+
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval
+from starter.errors import StarterError
+from workflows import AgentRunWorkflow
+
+_AWAITING = "AWAITING_APPROVAL"
+_DURATION = re.compile(r"^(\d+)([smhd])$")
+
+
+async def list_pending(client: Client) -> list[tuple[str, PendingApproval]]:
+    """Running agent runs that wait for a person, from their progress query."""
+    found: list[tuple[str, PendingApproval]] = []
+    query = "WorkflowType = 'AgentRunWorkflow' AND ExecutionStatus = 'Running'"
+    async for execution in client.list_workflows(query):
+        try:
+            progress = await client.get_workflow_handle(execution.id).query(AgentRunWorkflow.progress, 1_000_000)
+        except RPCError:
+            continue  # no worker answers for this run right now
+        if progress.state == _AWAITING and progress.pending_approval is not None:
+            found.append((execution.id, progress.pending_approval))
+    return found
+
+
+async def pending(client: Client) -> int:
+    waiting = await list_pending(client)
+    if not waiting:
+        print("no run is waiting for an approval")
+    for workflow_id, item in waiting:
+        print(
+            f"{workflow_id}  step {item.step} ({item.task_id})  {item.proposal.describe()}\n"
+            f"    why: {item.reason_code}: {item.message}\n"
+            f"    arguments sha256: {item.arguments_sha256}  waiting since {item.requested_at:%Y-%m-%d %H:%M:%S} UTC"
+        )
+    return 0
+
+
+async def approve(
+    client: Client, workflow_id: str, approver: str | None, sha256: str | None, expires_in: str | None
+) -> int:
+    item = await _pending_of(client, workflow_id)
+    expires_at = datetime.now(UTC) + parse_duration(expires_in) if expires_in else None
+    decision = Approve(
+        approver=approver or default_approver(),
+        arguments_sha256=sha256 or item.arguments_sha256,
+        expires_at=expires_at,
+    )
+    print(f"approving step {item.step} of {workflow_id}: {item.proposal.describe()}")
+    result = await _update(client, workflow_id, AgentRunWorkflow.approve, decision)
+    print(f"approved by {result.approver}; the run goes on")
+    return 0
+
+
+async def deny(client: Client, workflow_id: str, approver: str | None, reason: str) -> int:
+    item = await _pending_of(client, workflow_id)
+    decision = Deny(approver=approver or default_approver(), reason=reason)
+    result = await _update(client, workflow_id, AgentRunWorkflow.deny, decision)
+    print(f"denied step {item.step} of {workflow_id} ({result.approver}: {reason}); the model is told why")
+    return 0
+
+
+async def _pending_of(client: Client, workflow_id: str) -> PendingApproval:
+    handle = client.get_workflow_handle(workflow_id)
+    try:
+        progress = await handle.query(AgentRunWorkflow.progress, 1_000_000)
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            raise StarterError(f"no run {workflow_id!r} on this server") from None
+        raise StarterError(f"cannot ask run {workflow_id!r} for its state: {error.message}") from None
+    if progress.pending_approval is None:
+        raise StarterError(f"run {workflow_id!r} is not waiting for an approval (it is {progress.state})")
+    return progress.pending_approval
+
+
+async def _update(client: Client, workflow_id: str, update: object, decision: Approve | Deny) -> ApprovalDecision:
+    handle = client.get_workflow_handle(workflow_id)
+    try:
+        return await handle.execute_update(update, decision)  # type: ignore[arg-type]
+    except WorkflowUpdateFailedError as error:
+        cause = error.cause
+        message = getattr(cause, "message", None) or str(cause or error)
+        raise StarterError(f"refused: {message}") from None
+    except RPCError as error:
+        raise StarterError(f"cannot reach run {workflow_id!r}: {error.message}") from None
+
+
+def default_approver() -> str:
+    return os.environ.get("AGENT_LAB_APPROVER") or getpass.getuser()
+
+
+def parse_duration(text: str) -> timedelta:
+    """30s, 15m, 2h, 3d."""
+    match = _DURATION.match(text.strip())
+    if match is None:
+        raise StarterError(f"not a duration: {text!r} (use e.g. 30m, 2h, 3d)")
+    amount, unit = int(match.group(1)), match.group(2)
+    return timedelta(**{{"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[unit]: amount})
