@@ -27,7 +27,9 @@ from contracts import (
 )
 
 
-async def check(workspace: Path, postconditions: list[Postcondition]) -> PostconditionResult:
+async def check(
+    workspace: Path, postconditions: list[Postcondition], world_id: str | None = None
+) -> PostconditionResult:
     outcomes = [await _check_one(workspace, postcondition) for postcondition in postconditions]
     return PostconditionResult(outcomes=outcomes)
 
@@ -36,7 +38,7 @@ async def check(workspace: Path, postconditions: list[Postcondition]) -> Postcon
 async def check_postconditions(request: CheckPostconditionsInput) -> PostconditionResult:
     try:
         async with heartbeating():
-            return await check(Path(request.workspace), request.postconditions)
+            return await check(Path(request.workspace), request.postconditions, request.world_id)
     except SandboxError as error:
         raise to_application_error(error) from None
 

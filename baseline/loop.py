@@ -114,7 +114,9 @@ class BaselineLoop:
             self._on_step(record)
 
         # "finish" is the model's own claim; the run is judged on the real end state.
-        judged = CheckPostconditionsInput(workspace=workspace, postconditions=request.acceptance)
+        judged = CheckPostconditionsInput(
+            workspace=workspace, postconditions=request.acceptance, world_id=request.world_id
+        )
         acceptance = await check_postconditions(judged)
         if outcome == RunState.COMPLETED and not acceptance.passed:
             outcome = RunState.FAILED

@@ -43,3 +43,5 @@ class ExecuteToolInput(BaseModel):
 class CheckPostconditionsInput(BaseModel):
     workspace: str
     postconditions: list[Postcondition]
+    # The run's world, whose state in external services some postconditions read.
+    world_id: str | None = None

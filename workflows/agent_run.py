@@ -95,6 +95,7 @@ class AgentRunWorkflow:
         self._decision: ApprovalDecision | None = None
         self._approvals: list[ApprovalDecision] = []
         self._generation = 1
+        self._world_id = ""
 
     # --- what a person sees and does ---------------------------------------------------------
 
@@ -169,6 +170,7 @@ class AgentRunWorkflow:
     @workflow.run
     async def run(self, request: RunRequest) -> RunResult:
         entries = EntryMaker(workflow.info().workflow_id)
+        self._world_id = request.world_id
         acceptance: PostconditionResult | None = None
         reason = ""
         goal_spec: GoalSpec | None = None
@@ -493,7 +495,9 @@ class AgentRunWorkflow:
         )
 
     async def _check(self, postconditions: list[Postcondition], summary: str) -> PostconditionResult:
-        checking = CheckPostconditionsInput(workspace=self._workspace, postconditions=postconditions)
+        checking = CheckPostconditionsInput(
+            workspace=self._workspace, postconditions=postconditions, world_id=self._world_id
+        )
         return await self._call(check_postconditions, checking, options.CHECK, summary)
 
     async def _call(
