@@ -1,0 +1,120 @@
+"""Budgets on steps, tokens, cost and wall time, per run and per task; every model attempt,
+failed ones included, is counted."""
+
+from __future__ import annotations
+
+import pytest
+from temporalio.client import Client
+
+from activities import model_calls
+from activities.errors import ProviderUnavailable
+from activities.providers.scripted import ScriptedProvider
+from baseline import BaselineLoop
+from contracts import PlanTask, ProposalRequest, ProposalResult, RunBudget, RunState, ToolSpec, Usage
+from experiments.catalog import Task
+from starter.cli import build_request
+from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run
+from worker import build_worker
+from workflows import AgentRunWorkflow
+
+WRITE = call("write_file", path="a", content="b")
+
+
+def costly(asked: ProposalRequest) -> ProposalResult:
+    return ProposalResult(proposal=WRITE, usage=Usage(input_tokens=10, output_tokens=5, cost_usd=0.01, model_calls=1))
+
+
+@pytest.mark.parametrize(
+    ("budget", "steps", "says"),
+    [
+        # compile + plan spend 30 tokens; each proposal 15 more
+        (RunBudget(max_tokens=60), 2, "the run's budget of 60 tokens is spent (60)"),
+        (RunBudget(max_tokens_per_task=30), 2, "the task's budget of 30 tokens is spent (30)"),
+        (RunBudget(max_cost_usd=0.025), 3, "the run's budget of 0.025 cost in USD is spent (0.03)"),
+        (RunBudget(max_cost_usd_per_task=0.015), 2, "the task's budget of 0.015 cost in USD is spent (0.02)"),
+        (RunBudget(max_steps=4), 4, "the run's budget of 4 steps is spent (4)"),
+    ],
+)
+async def test_a_spent_budget_ends_the_run_with_what_was_spent(
+    client: Client, task_queue: str, budget: RunBudget, steps: int, says: str
+) -> None:
+    world = FakeWorld(costly, holds_after=99)
+    world.tasks = [PlanTask(id="only", title="t", postconditions=[DONE])]
+    result = await run(client, task_queue, world, budget)
+    assert result.outcome == RunState.BUDGET_EXHAUSTED
+    assert len(result.steps) == steps
+    assert result.reason.startswith(says), result.reason
+    # What was spent is in the result: compile + plan + every proposal.
+    assert result.usage.model_calls == 2 + steps
+
+
+async def test_the_wall_time_budget_is_checked_before_the_first_proposal(client: Client, task_queue: str) -> None:
+    world = FakeWorld(costly)
+    result = await run(client, task_queue, world, RunBudget(max_wall_time_s=0.000_001))
+    assert result.outcome == RunState.BUDGET_EXHAUSTED
+    assert result.steps == [] and world.asked == []
+    assert "wall-time seconds" in result.reason
+
+
+class FlakyProvider:
+    """Fails the first proposal of each step once, having spent tokens on it, then answers."""
+
+    # Shared by every instance: a provider is built afresh for each activity attempt.
+    failures: set[tuple[str, int]] = set()
+
+    def __init__(self, inner: ScriptedProvider) -> None:
+        self._inner = inner
+
+    async def interpret_goal(self, goal: str):  # type: ignore[no-untyped-def]
+        return await self._inner.interpret_goal(goal)
+
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]):  # type: ignore[no-untyped-def]
+        return await self._inner.draft_plan(goal, summary, tools)
+
+    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
+        key = (request.run_id, request.step)
+        if key not in FlakyProvider.failures:
+            FlakyProvider.failures.add(key)
+            wasted = Usage(input_tokens=1000, model_calls=1, provider="flaky")
+            raise ProviderUnavailable("429 Too Many Requests", usage=wasted)
+        return await self._inner.propose(request, tools)
+
+
+@pytest.fixture
+def flaky(monkeypatch: pytest.MonkeyPatch) -> None:
+    def build(config):  # type: ignore[no-untyped-def]
+        return FlakyProvider(ScriptedProvider(config.script_path))
+
+    monkeypatch.setattr(model_calls, "build_provider", build)
+
+
+@pytest.mark.usefixtures("flaky")
+async def test_failed_attempts_count_in_the_durable_runtime(client: Client, task_queue: str, bugfix_task: Task) -> None:
+    request = build_request(bugfix_task, "durable")
+    async with build_worker(client, task_queue):
+        result = await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+    assert result.outcome == RunState.COMPLETED
+    proposals = len(result.steps)
+    # Every step's first attempt failed after spending 1,000 tokens; each was retried by Temporal.
+    assert result.usage.model_calls == 2 + 2 * proposals
+    assert result.usage.input_tokens >= 1000 * proposals
+
+
+@pytest.mark.usefixtures("flaky")
+async def test_failed_attempts_count_in_the_baseline(bugfix_task: Task) -> None:
+    result = await BaselineLoop(retry_delay_s=0).run(build_request(bugfix_task, "baseline"))
+    assert result.outcome == RunState.COMPLETED
+    proposals = len(result.steps)
+    assert result.usage.model_calls == 2 * proposals
+    assert result.usage.input_tokens >= 1000 * proposals
+
+
+async def test_a_task_budget_does_not_carry_into_the_next_task(client: Client, task_queue: str) -> None:
+    tasks = [
+        PlanTask(id="first", title="t", postconditions=[DONE]),
+        PlanTask(id="second", title="t", depends_on=["first"], postconditions=[DONE]),
+    ]
+    world = FakeWorld(lambda asked: ProposalResult(proposal=WRITE, usage=ONE_CALL), tasks=tasks, holds_after=2)
+    result = await run(client, task_queue, world, RunBudget(max_steps_per_task=2, max_tokens_per_task=30))
+    assert result.outcome == RunState.COMPLETED
+    assert [s.task_id for s in result.steps] == ["first", "first", "second"]

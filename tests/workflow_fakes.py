@@ -1,0 +1,168 @@
+"""A fake world for AgentRunWorkflow tests: every activity mocked under its real name, with a
+record of what the workflow asked. The workflow code runs unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.exceptions import ApplicationError
+from temporalio.worker import Worker
+
+from activities.ledger import AppendLedgerInput, AppendResult
+from activities.step_records import RecordStepInput, RecordStepResult
+from contracts import (
+    ActionProposal,
+    CheckPostconditionsInput,
+    CommandExitCode,
+    CompileGoalRequest,
+    ExecuteToolInput,
+    GoalCompilation,
+    GoalSpec,
+    Plan,
+    PlanRequest,
+    PlanResult,
+    PlanTask,
+    PostconditionOutcome,
+    PostconditionResult,
+    PrepareWorkspaceInput,
+    ProposalRequest,
+    ProposalResult,
+    ProviderConfig,
+    ReasonCode,
+    RunBudget,
+    RunRequest,
+    RunResult,
+    ToolResult,
+    Usage,
+    Verdict,
+    VerifyInput,
+    WorkspaceRef,
+)
+from contracts.ledger import LedgerEntry
+from workflows import AgentRunWorkflow
+
+DONE = CommandExitCode(command="true")
+ONE_CALL = Usage(input_tokens=10, output_tokens=5, model_calls=1, provider="mock")
+
+
+def call(tool: str, **arguments: object) -> ActionProposal:
+    return ActionProposal(tool=tool, arguments=arguments)  # type: ignore[arg-type]
+
+
+@dataclass
+class FakeWorld:
+    """Scripted answers for every activity, and a record of what the workflow asked."""
+
+    proposals: Callable[[ProposalRequest], ProposalResult]
+    tasks: list[PlanTask] = field(default_factory=lambda: [PlanTask(id="only", title="t", postconditions=[DONE])])
+    # Whether the postconditions hold, given how many tool executions have happened.
+    holds_after: int = 1
+    verdict: Callable[[ActionProposal], Verdict] = lambda p: Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
+    execute_error: ApplicationError | None = None
+    executed: list[ActionProposal] = field(default_factory=list)
+    asked: list[ProposalRequest] = field(default_factory=list)
+    checks: int = 0
+    recorded: list[RecordStepInput] = field(default_factory=list)
+    ledger: list[LedgerEntry] = field(default_factory=list)
+
+    def activities(self) -> list[Callable[..., object]]:
+        @activity.defn(name="prepare_workspace")
+        async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
+            return WorkspaceRef(path=f"/tmp/fake/{request.world_id}", checkpoint="ck-0")
+
+        @activity.defn(name="compile_goal")
+        async def compile_goal(request: CompileGoalRequest) -> GoalCompilation:
+            spec = GoalSpec(goal=request.goal, summary="s", acceptance=request.acceptance)
+            return GoalCompilation(goal_spec=spec, usage=ONE_CALL)
+
+        @activity.defn(name="plan")
+        async def plan(request: PlanRequest) -> PlanResult:
+            return PlanResult(plan=Plan(tasks=self.tasks), usage=ONE_CALL)
+
+        @activity.defn(name="propose_action")
+        async def propose_action(request: ProposalRequest) -> ProposalResult:
+            self.asked.append(request)
+            return await asyncio.to_thread(self.proposals, request)
+
+        @activity.defn(name="verify_proposal")
+        async def verify_proposal(request: VerifyInput) -> Verdict:
+            return self.verdict(request.proposal)
+
+        @activity.defn(name="execute_tool")
+        async def execute_tool(request: ExecuteToolInput) -> ToolResult:
+            if self.execute_error:
+                raise self.execute_error
+            self.executed.append(request.proposal)
+            return ToolResult(tool=request.proposal.tool or "", ok=True, output="did it")
+
+        @activity.defn(name="check_postconditions")
+        async def check_postconditions(request: CheckPostconditionsInput) -> PostconditionResult:
+            self.checks += 1
+            holds = len(self.executed) >= self.holds_after and not any(
+                isinstance(p, CommandExitCode) and p.command == "false" for p in request.postconditions
+            )
+            return PostconditionResult(
+                outcomes=[PostconditionOutcome(description=p.describe(), passed=holds) for p in request.postconditions]
+            )
+
+        @activity.defn(name="record_step")
+        async def record_step(request: RecordStepInput) -> RecordStepResult:
+            self.recorded.append(request)
+            checkpoint = f"ck-{request.step}" if request.action == "commit" else request.checkpoint
+            return RecordStepResult(checkpoint=checkpoint)
+
+        @activity.defn(name="append_ledger")
+        async def append_ledger(request: AppendLedgerInput) -> AppendResult:
+            self.ledger.extend(request.entries)
+            return AppendResult(appended=len(request.entries), skipped=0, last_seq=0, last_hash="0" * 64)
+
+        return [
+            prepare_workspace,
+            compile_goal,
+            plan,
+            propose_action,
+            verify_proposal,
+            execute_tool,
+            check_postconditions,
+            record_step,
+            append_ledger,
+        ]
+
+
+def sequence(*proposals: ActionProposal | None) -> Callable[[ProposalRequest], ProposalResult]:
+    """The n-th proposal of a task answers the n-th request (None: an unusable answer)."""
+
+    def answer(request: ProposalRequest) -> ProposalResult:
+        index = min(len(request.history), len(proposals) - 1)
+        chosen = proposals[index]
+        if chosen is None:
+            return ProposalResult(invalid_output="not JSON: {{", usage=ONE_CALL)
+        return ProposalResult(proposal=chosen, usage=ONE_CALL)
+
+    return answer
+
+
+def request(budget: RunBudget | None = None) -> RunRequest:
+    return RunRequest(
+        run_id=f"wf-{uuid.uuid4().hex[:8]}",
+        runtime="durable",
+        task_id="fake-task",
+        goal="do the thing",
+        fixture_dir="/nonexistent",
+        acceptance=[DONE],
+        provider=ProviderConfig(script_path="unused"),
+        budget=budget or RunBudget(),
+    )
+
+
+async def run(client: Client, task_queue: str, world: FakeWorld, budget: RunBudget | None = None) -> RunResult:
+    run_request = request(budget)
+    async with Worker(client, task_queue=task_queue, workflows=[AgentRunWorkflow], activities=world.activities()):
+        return await client.execute_workflow(
+            AgentRunWorkflow.run, run_request, id=run_request.run_id, task_queue=task_queue
+        )
