@@ -2,14 +2,15 @@
 
 They are data, declared by a task spec or a plan, and evaluated by one checker
 (`activities.postconditions`) for both runtimes, so success means the same thing
-whichever runtime produced the state.
+whichever runtime produced the state: the workspace's files, or the run's tenant in the
+operations service (`experiments/ops_service`).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Postcondition(BaseModel):
@@ -50,7 +51,43 @@ class FileNotContains(_Postcondition):
         return f"{self.path} does not contain {self.text!r}"
 
 
-Postcondition = Annotated[CommandExitCode | FileContains | FileNotContains, Field(discriminator="kind")]
+ServiceResource = Literal["refunds", "tickets", "accounts"]
+# The fields of each resource's rows in the service's `GET /state`. A `where` on any other
+# field is refused when the task loads: it would match nothing, and `expect: 0` would pass
+# for a typo. Orders are not here: their rows are seeded, never created by an agent.
+SERVICE_FIELDS: dict[str, frozenset[str]] = {
+    "refunds": frozenset({"refund_id", "order_id", "amount_cents", "reason", "idempotency_key", "created_at"}),
+    "tickets": frozenset({"ticket_id", "title", "body", "priority", "status", "idempotency_key", "created_at"}),
+    "accounts": frozenset({"user", "email", "status", "disabled_reason", "disabled_at", "disabled_by_key"}),
+}
+
+
+class ServiceCount(_Postcondition):
+    """The run's tenant in the operations service holds exactly `expect` rows of a resource
+    whose fields equal every `where` value (no `where`: every row). A duplicated effect is
+    one row too many, so "exactly" is the point."""
+
+    kind: Literal["service_count"] = "service_count"
+    resource: ServiceResource
+    where: dict[str, str | int | bool] = Field(default_factory=dict)
+    expect: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _known_fields(self) -> ServiceCount:
+        unknown = sorted(set(self.where) - SERVICE_FIELDS[self.resource])
+        if unknown:
+            known = ", ".join(sorted(SERVICE_FIELDS[self.resource]))
+            raise ValueError(f"{self.resource} have no field {', '.join(unknown)} (they have: {known})")
+        return self
+
+    def describe(self) -> str:
+        matching = ", ".join(f"{name}={value!r}" for name, value in self.where.items()) or "any"
+        return f"exactly {self.expect} {self.resource} ({matching}) in the operations service"
+
+
+Postcondition = Annotated[
+    CommandExitCode | FileContains | FileNotContains | ServiceCount, Field(discriminator="kind")
+]
 
 
 class PostconditionOutcome(BaseModel):

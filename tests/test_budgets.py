@@ -3,6 +3,8 @@ failed ones included, is counted."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 from temporalio.client import Client
 
@@ -60,7 +62,7 @@ class FlakyProvider:
     """Fails the first proposal of each step once, having spent tokens on it, then answers."""
 
     # Shared by every instance: a provider is built afresh for each activity attempt.
-    failures: set[tuple[str, int]] = set()
+    failures: ClassVar[set[tuple[str, int]]] = set()
 
     def __init__(self, inner: ScriptedProvider) -> None:
         self._inner = inner
