@@ -70,6 +70,11 @@ def rollback(workspace: Path, checkpoint_id: str) -> None:
     _give_back(workspace)
 
 
+def history(workspace: Path) -> list[tuple[str, str]]:
+    """The checkpoints, newest first: (commit id, subject)."""
+    return [(commit.hexsha, commit.summary) for commit in _repo(workspace).iter_commits()]  # type: ignore[misc]
+
+
 def _repo(workspace: Path) -> git.Repo:
     try:
         repo = git.Repo(workspace)

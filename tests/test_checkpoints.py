@@ -1,0 +1,143 @@
+"""Git checkpoints: a commit per committed step, a rollback after a rejected one, and a retried
+workspace tool that starts again from the last checkpoint."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+from temporalio.client import Client
+
+from activities import checkpoints
+from activities.effects.keys import idempotency_key
+from activities.execution import _store, execute
+from activities.ledger import ledger_path, read_events, verify_ledger
+from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState
+from worker import build_worker
+from workflows import AgentRunWorkflow
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    (path / "a.txt").write_text("one\n")
+    return path
+
+
+def test_init_commits_the_fixture_and_is_idempotent(workspace: Path) -> None:
+    first = checkpoints.init(workspace)
+    assert checkpoints.init(workspace) == first
+    assert checkpoints.history(workspace) == [(first, "fixture")]
+
+
+def test_checkpoint_is_idempotent_per_step(workspace: Path) -> None:
+    checkpoints.init(workspace)
+    (workspace / "a.txt").write_text("two\n")
+    one = checkpoints.checkpoint(workspace, 1, "edit a")
+    # A retry after a crash between the commit and its record finds the same commit.
+    assert checkpoints.checkpoint(workspace, 1, "edit a") == one
+    (workspace / "b.txt").write_text("b\n")
+    two = checkpoints.checkpoint(workspace, 2, "add b")
+    assert two != one
+    assert [sha for sha, _ in checkpoints.history(workspace)][:2] == [two, one]
+
+
+def test_rollback_restores_exactly_the_checkpoint(workspace: Path) -> None:
+    start = checkpoints.init(workspace)
+    (workspace / "a.txt").write_text("broken\n")
+    (workspace / "junk").mkdir()
+    (workspace / "junk" / "x.pyc").write_bytes(b"\0")
+    (workspace / ".pytest_cache").mkdir()
+    checkpoints.rollback(workspace, start)
+    assert (workspace / "a.txt").read_text() == "one\n"
+    assert sorted(p.name for p in workspace.iterdir()) == [".git", "a.txt"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="ownership is handed back only by a root worker")
+def test_what_git_writes_goes_back_to_the_workspace_owner(workspace: Path) -> None:
+    for path in (workspace, workspace / "a.txt"):
+        os.chown(path, 65534, 65534)
+    checkpoints.init(workspace)
+    (workspace / "a.txt").write_text("two\n")
+    checkpoints.checkpoint(workspace, 1, "edit")
+    assert {p.lstat().st_uid for p in workspace.rglob("*")} == {65534}
+
+
+def test_a_removed_repository_is_a_clear_error(workspace: Path) -> None:
+    start = checkpoints.init(workspace)
+    shutil.rmtree(workspace / ".git")
+    with pytest.raises(checkpoints.CheckpointError, match="no checkpoint repository"):
+        checkpoints.rollback(workspace, start)
+
+
+async def test_a_retried_workspace_tool_starts_from_the_last_checkpoint(workspace: Path) -> None:
+    """Intent recorded, no effect: the attempt died mid-way. The retry resets the workspace to
+    the checkpoint first, so the step acts once, on a clean tree."""
+    start = checkpoints.init(workspace)
+    proposal = ActionProposal(tool="replace_in_file", arguments={"path": "a.txt", "old": "one", "new": "one one"})
+    run_id = f"retry-{uuid.uuid4().hex[:8]}"
+    request = ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=run_id, step=1, checkpoint=start)
+    key = idempotency_key(run_id, 1, "replace_in_file", {"path": "a.txt", "old": "one", "new": "one one"})
+    await asyncio.to_thread(_store().record_intent, key, run_id, 1, "replace_in_file", "{}")
+    # What the dying attempt left: the edit already applied, and some debris.
+    (workspace / "a.txt").write_text("one one\n")
+    (workspace / "half-written.tmp").write_text("x")
+
+    result = await execute(request)
+
+    assert result.ok and result.idempotency_key == key
+    assert (workspace / "a.txt").read_text() == "one one\n"  # applied once, not "one one one"
+    assert not (workspace / "half-written.tmp").exists()
+
+
+async def test_a_durable_run_commits_each_step_and_rolls_back_a_failed_one(
+    client: Client, task_queue: str, tmp_path: Path
+) -> None:
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    (fixture / "notes.txt").write_text("todo\n")
+    actions = [
+        {"tool": "write_file", "arguments": {"path": "draft.txt", "content": "draft\n"}},
+        # Writes a file, then runs out of time: a failed step whose debris must go.
+        {"tool": "run_command", "arguments": {"command": "echo partial > partial.txt; sleep 30", "timeout_s": 0.5}},
+        {"tool": "write_file", "arguments": {"path": "notes.txt", "content": "done\n"}},
+    ]
+    done = {"kind": "file_contains", "path": "notes.txt", "text": "done"}
+    script = {
+        "goal": {"summary": "notes"},
+        "plan": [{"id": "t", "title": "t", "postconditions": [done], "actions": actions}],
+    }
+    (tmp_path / "script.yaml").write_text(yaml.safe_dump(script))
+    request = RunRequest(
+        run_id=f"durable-checkpoints-{uuid.uuid4().hex[:8]}",
+        runtime="durable",
+        task_id="checkpoints",
+        goal="Write done into notes.txt.",
+        fixture_dir=str(fixture),
+        acceptance=[FileContains(path="notes.txt", text="done")],
+        provider=ProviderConfig(script_path=str(tmp_path / "script.yaml")),
+    )
+    async with build_worker(client, task_queue):
+        result = await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+
+    assert result.outcome == RunState.COMPLETED
+    assert [s.outcome for s in result.steps] == ["committed", "rejected", "committed"]
+    workspace = Path(result.workspace)
+    assert not (workspace / "partial.txt").exists()
+    assert (workspace / "draft.txt").read_text() == "draft\n"
+    commits = checkpoints.history(workspace)
+    assert result.checkpoint == commits[0][0]
+    assert [subject.split(":")[0] for _, subject in commits] == ["step 3", "step 1", "fixture"]
+    events = read_events(ledger_path(request.run_id))
+    assert [(e.type, e.step) for e in events if e.type in ("commit", "rollback")] == [
+        ("commit", 1),
+        ("rollback", 2),
+        ("commit", 3),
+    ]
+    assert verify_ledger(ledger_path(request.run_id)).ok
