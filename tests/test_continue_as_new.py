@@ -1,0 +1,67 @@
+"""History stays small: with the server's suggestion threshold lowered, a run continues as new
+several times and finishes exactly as an uninterrupted run would, its typed state carried."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from activities.ledger import ledger_path, read_events, verify_ledger
+from activities.postconditions import check
+from contracts import RunState
+from experiments.catalog import Task
+from starter.cli import build_request
+from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
+from worker import build_worker
+from workflows import AgentRunWorkflow
+
+SUGGEST_AFTER_EVENTS = 40
+
+
+@pytest.fixture(scope="module")
+async def small_history_env() -> AsyncIterator[WorkflowEnvironment]:
+    environment = await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=str(DEV_SERVER),
+        dev_server_extra_args=[
+            *FAST_DEV_SERVER_ARGS,
+            "--dynamic-config-value",
+            f"limit.historyCount.suggestContinueAsNew={SUGGEST_AFTER_EVENTS}",
+        ],
+    )
+    yield environment
+    await environment.shutdown()
+
+
+async def test_a_long_run_continues_as_new_and_carries_its_state(
+    small_history_env: WorkflowEnvironment, task_queue: str, rename_task: Task
+) -> None:
+    client = small_history_env.client
+    request = build_request(rename_task, "durable")
+    async with build_worker(client, task_queue):
+        handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        result = await handle.result()
+
+    assert result.outcome == RunState.COMPLETED, result.reason
+    assert result.generations >= 3
+    # Every step of every generation is in the result, numbered without gaps or repeats.
+    assert [s.step for s in result.steps] == list(range(1, len(result.steps) + 1))
+    assert [s.task_id for s in result.steps][:3] == ["rename-definition"] * 3
+    assert (await check(Path(result.workspace), rename_task.spec.postconditions)).passed
+
+    # Each generation kept its history under the threshold (plus the step in flight).
+    runs = [run async for run in client.list_workflows(f"WorkflowId = '{request.run_id}'")]
+    assert len(runs) == result.generations
+    for run in runs:
+        events = [e async for e in client.get_workflow_handle(request.run_id, run_id=run.run_id).fetch_history_events()]
+        assert len(events) < SUGGEST_AFTER_EVENTS * 2
+
+    # One ledger across generations, one unbroken chain.
+    report = verify_ledger(ledger_path(request.run_id))
+    assert report.ok
+    commits = [e.step for e in read_events(ledger_path(request.run_id)) if e.type == "commit"]
+    assert commits == [s.step for s in result.steps if s.outcome == "committed"]
