@@ -89,3 +89,10 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@pytest.fixture(params=["cached", "replaying"])
+def worker_options(request: pytest.FixtureRequest) -> dict[str, object]:
+    """Two lanes for workflow tests: the usual worker, and one that keeps no workflow in its
+    cache, so every workflow task replays the whole history (a determinism check on every step)."""
+    return {} if request.param == "cached" else {"max_cached_workflows": 0}

@@ -51,16 +51,16 @@ async def start(client: Client, task_queue: str, budget: RunBudget | None = None
     return await client.start_workflow(AgentRunWorkflow.run, run_request, id=run_request.run_id, task_queue=task_queue)
 
 
-def worker(client: Client, task_queue: str, world: FakeWorld) -> Worker:
-    return Worker(client, task_queue=task_queue, workflows=[AgentRunWorkflow], activities=world.activities())
+def worker(client: Client, task_queue: str, world: FakeWorld, **options: object) -> Worker:
+    return Worker(client, task_queue=task_queue, workflows=[AgentRunWorkflow], activities=world.activities(), **options)  # type: ignore[arg-type]
 
 
 async def test_a_run_waits_days_for_a_person_and_then_acts(
-    env: WorkflowEnvironment, client: Client, task_queue: str
+    env: WorkflowEnvironment, client: Client, task_queue: str, worker_options: dict[str, object]
 ) -> None:
     world = FakeWorld(sequence(BIG_REFUND), verdict=refunds_need_approval)
     # Waiting does not count against the wall-time budget: an hour's budget survives three days.
-    async with worker(client, task_queue, world):
+    async with worker(client, task_queue, world, **worker_options):
         handle = await start(client, task_queue, RunBudget(max_wall_time_s=3600))
         pending = (await waiting(handle)).pending_approval
         assert pending is not None

@@ -30,14 +30,16 @@ def fingerprint(directory: Path) -> str:
     return digest.hexdigest()
 
 
-async def run_durable(client: Client, task_queue: str, request: RunRequest) -> RunResult:
-    async with build_worker(client, task_queue):
+async def run_durable(client: Client, task_queue: str, request: RunRequest, **worker_options: object) -> RunResult:
+    async with build_worker(client, task_queue, **worker_options):
         return await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
 
 
-async def run_runtime(runtime: str, client: Client, task_queue: str, request: RunRequest) -> RunResult:
+async def run_runtime(
+    runtime: str, client: Client, task_queue: str, request: RunRequest, **worker_options: object
+) -> RunResult:
     if runtime == "durable":
-        return await run_durable(client, task_queue, request)
+        return await run_durable(client, task_queue, request, **worker_options)
     return await BaselineLoop().run(request)
 
 
@@ -97,3 +99,15 @@ async def test_a_wrong_fix_is_reported_as_failure(
         assert any("claimed done, but" in s.reason for s in result.steps)
     else:
         assert result.reason.startswith("acceptance failed")
+
+
+@pytest.mark.parametrize("task_id", ["rename-refactor", "bugfix-median"])
+async def test_durable_runs_in_both_worker_lanes(
+    client: Client, task_queue: str, task_id: str, worker_options: dict[str, object]
+) -> None:
+    """In the replaying lane the worker caches nothing: every workflow task replays the run's
+    whole history, so any nondeterminism in workflow code fails here."""
+    task = load_task(task_id)
+    result = await run_durable(client, task_queue, build_request(task, "durable"), **worker_options)
+    assert result.outcome == RunState.COMPLETED, result.reason
+    assert (await check(Path(result.workspace), task.spec.postconditions)).passed

@@ -1,0 +1,100 @@
+"""Record the histories the determinism guard replays (tests/test_replay.py).
+
+    uv run python -m tests.histories.record
+
+Run it when a change to workflow code is *meant* to change what the workflow does, and commit
+the new files; a change that is not meant to must leave the old histories replaying.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import uuid
+from pathlib import Path
+
+import yaml
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from contracts import Approve, FileContains, PolicyProfile, ProviderConfig, RunRequest
+from experiments.catalog import load_task
+from starter.cli import build_request
+from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
+from worker import build_worker
+from workflows import AgentRunWorkflow
+
+HERE = Path(__file__).parent
+QUEUE = "record-histories"
+WRONG_FIX = HERE.parent / "scripts" / "bugfix_wrong_fix.yaml"
+
+
+async def record(client: Client, name: str, request: RunRequest, approve: bool = False) -> None:
+    handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=QUEUE)
+    if approve:
+        while (progress := await handle.query(AgentRunWorkflow.progress, 0)).pending_approval is None:
+            await asyncio.sleep(0.05)
+        digest = progress.pending_approval.arguments_sha256
+        await handle.execute_update(AgentRunWorkflow.approve, Approve(approver="recorder", arguments_sha256=digest))
+    result = await handle.result()
+    # The first run's history: for a run that continued as new, the generation that did so.
+    history = await client.get_workflow_handle(request.run_id, run_id=handle.first_execution_run_id).fetch_history()
+    (HERE / f"{name}.json").write_text(history.to_json())
+    print(f"{name}: {len(history.events)} events in its first run, outcome {result.outcome}")
+
+
+def approval_request(scratch: Path) -> RunRequest:
+    """A write under the read-only profile: the run waits for a person, who approves."""
+    fixture = scratch / "fixture"
+    fixture.mkdir()
+    (fixture / "notes.txt").write_text("todo\n")
+    actions = [{"tool": "write_file", "arguments": {"path": "notes.txt", "content": "done\n"}}]
+    done = {"kind": "file_contains", "path": "notes.txt", "text": "done"}
+    script = {
+        "goal": {"summary": "notes"},
+        "plan": [{"id": "t", "title": "t", "postconditions": [done], "actions": actions}],
+    }
+    (scratch / "script.yaml").write_text(yaml.safe_dump(script))
+    return RunRequest(
+        run_id=f"approval-{uuid.uuid4().hex[:8]}",
+        runtime="durable",
+        task_id="approval",
+        goal="Write done into notes.txt.",
+        fixture_dir=str(fixture),
+        acceptance=[FileContains(path="notes.txt", text="done")],
+        provider=ProviderConfig(script_path=str(scratch / "script.yaml")),
+        profile=PolicyProfile.READ_ONLY,
+    )
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="record-histories-") as scratch:
+        os.environ["AGENT_LAB_DATA"] = scratch
+        for name, extra in (("plain", []), ("continued", ["limit.historyCount.suggestContinueAsNew=40"])):
+            args = [*FAST_DEV_SERVER_ARGS, *[part for value in extra for part in ("--dynamic-config-value", value)]]
+            env = await WorkflowEnvironment.start_local(
+                data_converter=pydantic_data_converter,
+                dev_server_existing_path=str(DEV_SERVER),
+                dev_server_extra_args=args,
+            )
+            try:
+                async with build_worker(env.client, QUEUE):
+                    if name == "plain":
+                        await record(
+                            env.client, "rename_refactor", build_request(load_task("rename-refactor"), "durable")
+                        )
+                        wrong = build_request(load_task("bugfix-median"), "durable").model_copy(
+                            update={"provider": ProviderConfig(script_path=str(WRONG_FIX))}
+                        )
+                        await record(env.client, "wrong_fix", wrong)
+                        await record(env.client, "approval", approval_request(Path(scratch)), approve=True)
+                    else:
+                        await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
+            finally:
+                await env.shutdown()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,50 @@
+"""The determinism guard: recorded histories of representative runs must replay against the
+current workflow code. A failure here means a change to workflow code would break runs in
+flight; if the change is meant, record anew (`python -m tests.histories.record`) and say so."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from temporalio import workflow
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+
+from contracts import RunRequest
+from workflows import AgentRunWorkflow
+
+HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
+
+
+def test_the_representative_runs_are_recorded() -> None:
+    assert {path.stem for path in HISTORIES} >= {"rename_refactor", "wrong_fix", "approval", "continued"}
+
+
+@pytest.mark.parametrize("path", HISTORIES, ids=lambda path: path.stem)
+async def test_a_recorded_history_replays(path: Path) -> None:
+    history = WorkflowHistory.from_json(path.stem, json.loads(path.read_text()))
+    replayer = Replayer(workflows=[AgentRunWorkflow], data_converter=pydantic_data_converter)
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    assert result.replay_failure is None, result.replay_failure
+
+
+@workflow.defn(name="AgentRunWorkflow", sandboxed=False)
+class ReorderedAgentRun:
+    """A workflow under the same name that schedules a different first activity."""
+
+    @workflow.run
+    async def run(self, request: RunRequest) -> None:
+        await workflow.execute_activity("compile_goal", request.goal, start_to_close_timeout=timedelta(seconds=5))
+
+
+async def test_a_changed_workflow_fails_the_guard() -> None:
+    """The guard can fail: history holds `prepare_workspace` where this code asks for another."""
+    path = Path(__file__).parent / "histories" / "rename_refactor.json"
+    history = WorkflowHistory.from_json("rename_refactor", json.loads(path.read_text()))
+    replayer = Replayer(workflows=[ReorderedAgentRun], data_converter=pydantic_data_converter)
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    assert result.replay_failure is not None
