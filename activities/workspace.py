@@ -1,8 +1,10 @@
-"""A fresh copy of a task's fixture for every run; the fixture itself is never touched."""
+"""A fresh copy of a task's fixture for every run; the fixture itself is never touched. A
+fixture with an `ops_seed.json` also seeds the run's world in the operations service."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import shutil
 import uuid
@@ -10,8 +12,8 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities import checkpoints
-from activities.errors import WorkspaceError, to_application_error
+from activities import checkpoints, ops_world
+from activities.errors import ToolUnavailable, WorkspaceError, to_application_error
 from contracts import PrepareWorkspaceInput, WorkspaceRef
 from settings import data_dir
 
@@ -27,10 +29,17 @@ def workspace_path(world_id: str) -> Path:
 
 @activity.defn
 async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
+    fixture = Path(request.fixture_dir)
     try:
-        path = await asyncio.to_thread(_prepare, Path(request.fixture_dir), workspace_path(request.world_id))
+        seed = await asyncio.to_thread(ops_world.seed_file, fixture)
+        if seed is not None:
+            # Before the copy: a run that cannot reach its world leaves no workspace behind.
+            ops_world.require_ops_url()
+        path = await asyncio.to_thread(_prepare, fixture, workspace_path(request.world_id))
         first = await asyncio.to_thread(checkpoints.init, path)
-    except (WorkspaceError, checkpoints.CheckpointError) as error:
+        if seed is not None:
+            await ops_world.seed_world(seed, request.world_id)
+    except (WorkspaceError, ToolUnavailable, checkpoints.CheckpointError) as error:
         raise to_application_error(error) from None
     return WorkspaceRef(path=str(path), checkpoint=first)
 
@@ -45,7 +54,7 @@ def _prepare(fixture: Path, target: Path) -> Path:
         raise WorkspaceError(f"fixture directory not found: {fixture}")
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.partial"
-    shutil.copytree(fixture, scratch, ignore=_NOT_COPIED, symlinks=True)
+    shutil.copytree(fixture, scratch, ignore=functools.partial(_not_copied, fixture), symlinks=True)
     if os.geteuid() == 0:
         _chown_tree(scratch, *SANDBOX_OWNER)
     checkpoints.init(scratch)
@@ -57,6 +66,13 @@ def _prepare(fixture: Path, target: Path) -> Path:
         if not target.is_dir():
             raise
     return target
+
+
+def _not_copied(fixture: Path, directory: str, names: list[str]) -> set[str]:
+    ignored = set(_NOT_COPIED(directory, names))
+    if Path(directory) == fixture and ops_world.SEED_FILE in names:
+        ignored.add(ops_world.SEED_FILE)
+    return ignored
 
 
 def _chown_tree(root: Path, uid: int, gid: int) -> None:

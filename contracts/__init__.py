@@ -33,6 +33,7 @@ from contracts.postconditions import (
     Postcondition,
     PostconditionOutcome,
     PostconditionResult,
+    ServiceCount,
 )
 from contracts.provider import (
     CompileGoalRequest,
@@ -91,6 +92,7 @@ __all__ = [
     "RunResult",
     "RunState",
     "Runtime",
+    "ServiceCount",
     "StepRecord",
     "TaskSpec",
     "ToolResult",

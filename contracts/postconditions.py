@@ -81,13 +81,12 @@ class ServiceCount(_Postcondition):
         return self
 
     def describe(self) -> str:
-        matching = ", ".join(f"{name}={value!r}" for name, value in self.where.items()) or "any"
-        return f"exactly {self.expect} {self.resource} ({matching}) in the operations service"
+        matching = ", ".join(f"{name}={value!r}" for name, value in self.where.items())
+        where = f" where {matching}" if matching else ""
+        return f"service {self.resource}{where}: exactly {self.expect}"
 
 
-Postcondition = Annotated[
-    CommandExitCode | FileContains | FileNotContains | ServiceCount, Field(discriminator="kind")
-]
+Postcondition = Annotated[CommandExitCode | FileContains | FileNotContains | ServiceCount, Field(discriminator="kind")]
 
 
 class PostconditionOutcome(BaseModel):

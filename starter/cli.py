@@ -5,33 +5,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from temporalio.exceptions import ApplicationError
-
 import settings
-from activities.postconditions import check
 from activities.sandbox import BACKENDS
 from contracts import PolicyProfile, ProviderConfig, RunBudget, RunRequest, Runtime
 from experiments.catalog import Task, TaskError, list_tasks, load_task
 from starter import approvals_command as approvals
-from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
-from starter.durable_run import run_durable
 from starter.errors import StarterError
 from starter.ledger_command import ledger_verify, replay
 from starter.policy_command import policy_check
-from starter.render import Printer
+from starter.run_command import run_task
 from starter.sandbox_command import sandbox_exec
 from starter.server_command import serve
 
 DEFAULT_TASK = "rename-refactor"
 
-EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=_positive_int, help="run step budget (default: the task's)")
     run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
+    run.add_argument(
+        "--trial-id",
+        type=_identifier,
+        help="act on this trial's world (workspace, service tenant): a rerun after a crash, as a user would",
+    )
 
     commands.add_parser("tasks", help="list the benchmark tasks, one per line, id first")
 
@@ -146,39 +147,19 @@ def _tasks() -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     task = load_task(args.task)
-    request = build_request(task, args.runtime, max_steps=args.max_steps)
-    printer = Printer()
-    link: str | None = None
-    embedded = None
-    try:
-        if args.runtime == "baseline":
-            result = await run_baseline(request, printer)
-        else:
-            async with temporal_connection(keep_server=args.keep_server) as connection:
-                result, link = await run_durable(connection, request, printer, with_worker=not args.no_worker)
-                embedded = connection.embedded
-    except ApplicationError as error:
-        raise StarterError(f"{error.type}: {error.message}") from None
-    # Both runtimes are judged the same way: the task's postconditions on the real end state.
-    judged = await check(Path(result.workspace), task.spec.postconditions)
-    printer.finished(result, judged)
-    if link:
-        printer.line(f"  Web UI: {link}")
-        if embedded is not None and not args.keep_server:
-            printer.line(
-                "  (the embedded dev server has stopped; `uv run python -m starter server` serves this history again)"
-            )
-        elif embedded is not None:
-            printer.line(f"  (the embedded dev server keeps running, pid {embedded.pid})")
-    return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
+    request = build_request(task, args.runtime, max_steps=args.max_steps, trial_id=args.trial_id)
+    return await run_task(task, request, keep_server=args.keep_server, with_worker=not args.no_worker)
 
 
-def build_request(task: Task, runtime: Runtime, *, max_steps: int | None = None) -> RunRequest:
+def build_request(
+    task: Task, runtime: Runtime, *, max_steps: int | None = None, trial_id: str | None = None
+) -> RunRequest:
     budget = task.spec.budget
     if max_steps is not None:
         budget = RunBudget(max_steps=max_steps, max_steps_per_task=min(budget.max_steps_per_task, max_steps))
     return RunRequest(
         run_id=f"{runtime}-{task.spec.id}-{uuid.uuid4().hex[:8]}",
+        trial_id=trial_id,
         runtime=runtime,
         task_id=task.spec.id,
         goal=task.spec.goal,
@@ -188,6 +169,12 @@ def build_request(task: Task, runtime: Runtime, *, max_steps: int | None = None)
         budget=budget,
         profile=task.spec.profile,
     )
+
+
+def _identifier(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
+        raise argparse.ArgumentTypeError(f"letters, digits, '.', '_' and '-' only: {text!r}")
+    return text
 
 
 def _positive_float(text: str) -> float:

@@ -21,7 +21,13 @@ from experiments.catalog import TASKS_DIR, TaskError, list_tasks, load_task
 
 
 def test_list_tasks_returns_shipped_tasks_sorted() -> None:
-    assert [task.spec.id for task in list_tasks()] == ["bugfix-median", "rename-refactor"]
+    assert [task.spec.id for task in list_tasks()] == [
+        "bugfix-median",
+        "offboard-employee",
+        "refund-duplicate-charge",
+        "refund-needs-approval",
+        "rename-refactor",
+    ]
 
 
 def test_load_task_by_id() -> None:

@@ -83,7 +83,13 @@ def test_tasks_lists_ids_first() -> None:
     result = starter("tasks")
     assert result.returncode == 0
     ids = [line.split("\t")[0] for line in result.stdout.splitlines()]
-    assert ids == ["bugfix-median", "rename-refactor"]
+    assert ids == [
+        "bugfix-median",
+        "offboard-employee",
+        "refund-duplicate-charge",
+        "refund-needs-approval",
+        "rename-refactor",
+    ]
 
 
 def test_unknown_task_is_one_line() -> None:

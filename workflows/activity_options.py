@@ -29,7 +29,7 @@ PREPARE = ActivityOptions(
 
 MODEL = ActivityOptions(
     start_to_close=timedelta(minutes=5),
-    heartbeat=timedelta(seconds=10),
+    heartbeat=timedelta(seconds=5),
     retry=RetryPolicy(
         initial_interval=timedelta(seconds=1),
         backoff_coefficient=2.0,
@@ -49,7 +49,7 @@ VERIFY = ActivityOptions(
 # on may be down for a while: retries reach about a minute, safe under the idempotency key.
 EXECUTE = ActivityOptions(
     start_to_close=timedelta(minutes=11),
-    heartbeat=timedelta(seconds=10),
+    heartbeat=timedelta(seconds=5),
     retry=RetryPolicy(
         initial_interval=timedelta(seconds=1),
         backoff_coefficient=2.0,
@@ -67,6 +67,6 @@ RECORD = ActivityOptions(
 
 CHECK = ActivityOptions(
     start_to_close=timedelta(minutes=15),
-    heartbeat=timedelta(seconds=10),
+    heartbeat=timedelta(seconds=5),
     retry=RetryPolicy(maximum_attempts=3),
 )

@@ -1,0 +1,72 @@
+"""A lab cluster of real processes: a Temporal dev server with a history file (so it can be
+stopped and started again), the operations service, and workers to start and kill."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+from types import TracebackType
+
+from temporalio.client import Client
+
+from experiments.harness.worker_process import WorkerProcess
+from experiments.ops_service.process import OpsServiceProcess
+from starter.temporal_server import DevServer, DevServerOptions
+from worker import connect
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LabCluster:
+    def __init__(self, directory: Path, *, ops: bool = True) -> None:
+        self.directory = directory
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.server = DevServer(
+            DevServerOptions(port=free_port(), ui_port=None, database=directory / "temporal.sqlite")
+        )
+        self.ops = OpsServiceProcess(directory / "ops.sqlite") if ops else None
+        self.ops_url: str | None = None
+        self.client: Client | None = None
+        self.workers: list[WorkerProcess] = []
+
+    async def __aenter__(self) -> LabCluster:
+        await self.server.start()
+        if self.ops is not None:
+            self.ops_url = await self.ops.start()
+        self.client = await connect(self.server.address)
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        for worker in self.workers:
+            await worker.stop()
+        if self.ops is not None:
+            await self.ops.stop()
+        await self.server.stop()
+
+    def env(self, fault_plan: Path | None = None) -> dict[str, str]:
+        """The environment of every lab process in this cluster."""
+        env = {key: value for key, value in os.environ.items() if not key.startswith("AGENT_LAB_FAULT")}
+        env["TEMPORAL_ADDRESS"] = self.server.address
+        if self.ops_url:
+            env["AGENT_LAB_OPS_URL"] = self.ops_url
+        if fault_plan is not None:
+            env["AGENT_LAB_FAULT_PLAN"] = str(fault_plan)
+        return env
+
+    async def start_worker(self, fault_plan: Path | None = None) -> WorkerProcess:
+        log = self.directory / f"worker-{len(self.workers) + 1}.log"
+        worker = await WorkerProcess(self.env(fault_plan), log).start()
+        self.workers.append(worker)
+        return worker
+
+    async def restart_server(self) -> None:
+        """Stop the dev server and start it again on the same port and history file."""
+        await self.server.stop()
+        await self.server.start()

@@ -1,0 +1,56 @@
+"""The operations service a task needs, started by the starter when nobody configured one.
+
+A task whose fixture holds `ops_seed.json` acts on the operations service. When
+AGENT_LAB_OPS_URL is set, that service is used as it is; otherwise `ops_service_for` starts
+one for the length of the run, over `data/ops/service.sqlite` (the same file every time, so
+every earlier run's tenant stays there to inspect), and points AGENT_LAB_OPS_URL at it: the
+in-process worker and the baseline read it from the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import settings
+from activities.ops_world import seed_file
+from experiments.catalog import Task
+from experiments.ops_service import OpsServiceError, OpsServiceProcess
+from starter.errors import StarterError
+from starter.render import Printer
+
+OPS_URL_VARIABLE = "AGENT_LAB_OPS_URL"
+
+
+def service_db_path() -> Path:
+    return settings.data_dir() / "ops" / "service.sqlite"
+
+
+@asynccontextmanager
+async def ops_service_for(task: Task, printer: Printer | None = None) -> AsyncIterator[str | None]:
+    """Yield the operations service's URL while the block runs: the configured one, one started
+    here, or None when the task needs no service."""
+    configured = settings.ops_url()
+    if configured is not None or seed_file(task.fixture_dir) is None:
+        yield configured
+        return
+    service = OpsServiceProcess(service_db_path())
+    try:
+        url = await service.start()
+    except OpsServiceError as error:
+        raise StarterError(f"task {task.spec.id} needs the operations service, which did not start: {error}") from None
+    previous = os.environ.get(OPS_URL_VARIABLE)
+    os.environ[OPS_URL_VARIABLE] = url
+    (printer or Printer()).line(
+        f"  operations service: {url} (database {service.db_path}; each run's tenant is its world id)"
+    )
+    try:
+        yield url
+    finally:
+        if previous is None:
+            os.environ.pop(OPS_URL_VARIABLE, None)
+        else:
+            os.environ[OPS_URL_VARIABLE] = previous
+        await service.stop()

@@ -1,0 +1,47 @@
+"""`python -m starter run`: one task, either runtime, judged the same way afterwards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from temporalio.exceptions import ApplicationError
+
+from activities.postconditions import check
+from contracts import RunRequest, RunResult
+from experiments.catalog import Task
+from starter.baseline_run import run_baseline
+from starter.connection import temporal_connection
+from starter.durable_run import run_durable
+from starter.errors import StarterError
+from starter.ops_service import ops_service_for
+from starter.render import Printer
+from starter.temporal_server import DevServer
+
+EXIT_OK, EXIT_RUN_FAILED = 0, 1
+_SERVER_STOPPED = "(the embedded dev server has stopped; `uv run python -m starter server` serves this history again)"
+
+
+async def run_task(task: Task, request: RunRequest, *, keep_server: bool = False, with_worker: bool = True) -> int:
+    printer = Printer()
+    link: str | None = None
+    embedded: DevServer | None = None
+    # A task that acts on the operations service gets one for the run, unless one is configured.
+    async with ops_service_for(task):
+        try:
+            if request.runtime == "baseline":
+                result: RunResult = await run_baseline(request, printer)
+            else:
+                async with temporal_connection(keep_server=keep_server) as connection:
+                    result, link = await run_durable(connection, request, printer, with_worker=with_worker)
+                    embedded = connection.embedded
+        except ApplicationError as error:
+            raise StarterError(f"{error.type}: {error.message}") from None
+        # Both runtimes are judged the same way: the task's postconditions on the real end state.
+        judged = await check(Path(result.workspace), task.spec.postconditions, request.world_id)
+    printer.finished(result, judged)
+    if link:
+        printer.line(f"  Web UI: {link}")
+        if embedded is not None:
+            kept = f"(the embedded dev server keeps running, pid {embedded.pid})"
+            printer.line(f"  {kept if keep_server else _SERVER_STOPPED}")
+    return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
