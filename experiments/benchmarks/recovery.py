@@ -1,0 +1,100 @@
+"""Recovery after a crash, and what durability costs in history.
+
+    uv run python -m experiments.benchmarks.recovery [--runs 3]
+
+Recovery: two workers poll (real processes); a fault SIGKILLs the one that reaches the given
+point of the `refund-duplicate-charge` task; the time from the kill (the fault's marker file,
+written just before it) to the retried activity starting on the other worker (its
+ActivityTaskStarted event) is the recovery time.
+
+History: the bytes of Temporal history per step, for runs with no fault.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+
+from activities.faults import FaultPlan, FaultPoint, FaultSpec
+from contracts import RunResult
+from experiments.catalog import load_task
+from experiments.harness import LabCluster
+from starter.cli import build_request
+from workflows import AgentRunWorkflow
+
+POINTS = {
+    "model call": FaultSpec(point=FaultPoint.MODEL_CALL, step=2),
+    "after the effect": FaultSpec(point=FaultPoint.AFTER_EFFECT, tool="issue_refund"),
+    "during the tool": FaultSpec(point=FaultPoint.TOOL_EXECUTION, tool="create_ticket", delay_s=0),
+}
+ACTIVITY_OF = {"model call": "propose_action", "after the effect": "execute_tool", "during the tool": "execute_tool"}
+
+
+async def run_once(client: Client, task_id: str) -> tuple[str, RunResult]:
+    request = build_request(load_task(task_id), "durable")
+    handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue="agent-lab")
+    return request.run_id, await handle.result()
+
+
+async def recovery_s(cluster: LabCluster, point: str, scratch: Path) -> float:
+    plan = scratch / f"plan-{point.replace(' ', '-')}-{os.urandom(3).hex()}.json"
+    FaultPlan(faults=[POINTS[point]]).save(plan)
+    workers = [await cluster.start_worker(plan), await cluster.start_worker(plan)]
+    assert cluster.client is not None
+    run_id, _ = await run_once(cluster.client, "refund-duplicate-charge")
+    killed_at = (plan.with_name(plan.name + ".fired") / "0").stat().st_mtime
+    started = [
+        event.event_time.ToDatetime().timestamp()
+        async for event in cluster.client.get_workflow_handle(run_id).fetch_history_events()
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+        and event.activity_task_started_event_attributes.attempt > 1
+    ]
+    for worker in workers:
+        await worker.stop()
+    return min(t for t in started if t > killed_at) - killed_at
+
+
+async def history_bytes_per_step(cluster: LabCluster, task_id: str) -> tuple[float, int, int]:
+    worker = await cluster.start_worker()
+    assert cluster.client is not None
+    run_id, result = await run_once(cluster.client, task_id)
+    total = events = 0
+    async for event in cluster.client.get_workflow_handle(run_id).fetch_history_events():
+        total += event.ByteSize()
+        events += 1
+    await worker.stop()
+    return total / len(result.steps), events, len(result.steps)
+
+
+async def main(runs: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-recovery-") as scratch:
+        os.environ["AGENT_LAB_DATA"] = scratch
+        async with LabCluster(Path(scratch) / "cluster") as cluster:
+            os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
+            print("| kill point | retried activity | recovery s (median) | min | max |")
+            print("| --- | --- | ---: | ---: | ---: |")
+            for point in POINTS:
+                times = [await recovery_s(cluster, point, Path(scratch)) for _ in range(runs)]
+                print(
+                    f"| {point} | {ACTIVITY_OF[point]} | {statistics.median(times):.2f} "
+                    f"| {min(times):.2f} | {max(times):.2f} |"
+                )
+            print()
+            print("| task | steps | history events | history bytes per step |")
+            print("| --- | ---: | ---: | ---: |")
+            for task_id in ("bugfix-median", "rename-refactor", "refund-duplicate-charge"):
+                per_step, events, steps = await history_bytes_per_step(cluster, task_id)
+                print(f"| {task_id} | {steps} | {events} | {per_step:,.0f} |")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    asyncio.run(main(parser.parse_args().runs))
