@@ -37,7 +37,9 @@ from contracts.postconditions import (
 )
 from contracts.provider import (
     CompileGoalRequest,
+    NoiseConfig,
     PlanRequest,
+    Price,
     ProposalRequest,
     ProposalResult,
     ProviderConfig,
@@ -70,6 +72,7 @@ __all__ = [
     "GoalSpec",
     "LedgerEntry",
     "LedgerEvent",
+    "NoiseConfig",
     "PendingApproval",
     "Plan",
     "PlanRequest",
@@ -80,6 +83,7 @@ __all__ = [
     "PostconditionOutcome",
     "PostconditionResult",
     "PrepareWorkspaceInput",
+    "Price",
     "ProposalRequest",
     "ProposalResult",
     "ProviderConfig",

@@ -13,15 +13,58 @@ from contracts.postconditions import Postcondition
 from contracts.usage import Usage
 
 
-class ProviderConfig(BaseModel):
-    """Which provider to use. Never holds secrets: workers resolve keys themselves."""
+class Price(BaseModel):
+    """USD per million tokens; a run's cost is computed from it, per attempt."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["scripted"] = "scripted"
-    # Scripted provider: the task's script file.
-    script_path: str | None = None
+    input_per_million: float = Field(default=0.0, ge=0)
+    output_per_million: float = Field(default=0.0, ge=0)
+
+
+class NoiseConfig(BaseModel):
+    """Model faults injected by the noisy wrapper, each at its rate, seeded: the same seed,
+    run and step give the same faults. Every injected fault is recorded."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     seed: int = 0
+    malformed_json: float = Field(default=0.0, ge=0, le=1)
+    unknown_tool: float = Field(default=0.0, ge=0, le=1)
+    invalid_arguments: float = Field(default=0.0, ge=0, le=1)
+    dangerous: float = Field(default=0.0, ge=0, le=1)
+    rate_limit: float = Field(default=0.0, ge=0, le=1)
+    timeout: float = Field(default=0.0, ge=0, le=1)
+    latency_s: float = Field(default=0.0, ge=0)
+
+
+class ProviderConfig(BaseModel):
+    """Which provider to use, and how. Never holds a secret: a worker reads the API key from
+    its own environment, from the variable named by `api_key_env`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["scripted", "openai"] = "scripted"
+    # scripted: the task's script file.
+    script_path: str | None = None
+    # openai (any OpenAI-compatible server, the local llama.cpp server included):
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    # How the server is told the answer's shape: OpenAI's strict JSON schema, or llama.cpp's
+    # `json_object` with a schema (it refuses the strict form).
+    structured_output: Literal["json_schema", "json_object"] = "json_schema"
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_output_tokens: int = Field(default=512, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0)
+    price: Price = Field(default_factory=Price)
+    # A local model file's sha256, recorded with every run that used it.
+    model_sha256: str | None = None
+    seed: int = 0
+    # Wrappers: injected faults, and a cassette that records or replays answers.
+    noise: NoiseConfig | None = None
+    cassette: str | None = None
+    cassette_mode: Literal["record", "replay"] = "replay"
 
 
 class Turn(BaseModel):
@@ -61,6 +104,8 @@ class ProposalRequest(BaseModel):
     # Which call this is, for fault injection and records; not shown to the model.
     run_id: str = ""
     step: int = 0
+    # Outside Temporal (the baseline's own retries), which attempt of this call this is.
+    attempt: int = Field(default=1, ge=1)
 
 
 class ProposalResult(BaseModel):
