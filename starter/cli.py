@@ -21,6 +21,7 @@ from starter.connection import temporal_connection
 from starter.errors import StarterError
 from starter.ledger_command import ledger_verify, replay
 from starter.policy_command import policy_check
+from starter.providers import ProviderChoice
 from starter.run_command import run_task
 from starter.sandbox_command import sandbox_exec
 from starter.server_command import serve
@@ -47,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=_positive_int, help="run step budget (default: the task's)")
     run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
+    run.add_argument("--provider", choices=["scripted", "openai", "local"], default="scripted")
+    run.add_argument(
+        "--model", help="openai: the model name (or OPENAI_MODEL); local: smollm2, qwen (default) or a GGUF path"
+    )
+    run.add_argument("--base-url", help="openai: an OpenAI-compatible server (or OPENAI_BASE_URL)")
+    run.add_argument("--api-key", help="openai: the key, for this process's workers only (or OPENAI_API_KEY)")
+    run.add_argument("--seed", type=int, default=0, help="the model's sampling seed (default 0)")
     run.add_argument(
         "--trial-id",
         type=_identifier,
@@ -147,12 +155,25 @@ def _tasks() -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     task = load_task(args.task)
-    request = build_request(task, args.runtime, max_steps=args.max_steps, trial_id=args.trial_id)
-    return await run_task(task, request, keep_server=args.keep_server, with_worker=not args.no_worker)
+    choice = ProviderChoice.resolve(args.provider, args.model, args.base_url, args.api_key, args.seed)
+    return await run_task(
+        task,
+        lambda provider: build_request(
+            task, args.runtime, max_steps=args.max_steps, trial_id=args.trial_id, provider=provider
+        ),
+        choice,
+        keep_server=args.keep_server,
+        with_worker=not args.no_worker,
+    )
 
 
 def build_request(
-    task: Task, runtime: Runtime, *, max_steps: int | None = None, trial_id: str | None = None
+    task: Task,
+    runtime: Runtime,
+    *,
+    max_steps: int | None = None,
+    trial_id: str | None = None,
+    provider: ProviderConfig | None = None,
 ) -> RunRequest:
     budget = task.spec.budget
     if max_steps is not None:
@@ -165,7 +186,7 @@ def build_request(
         goal=task.spec.goal,
         fixture_dir=str(task.fixture_dir),
         acceptance=task.spec.postconditions,
-        provider=ProviderConfig(kind="scripted", script_path=str(task.script_path)),
+        provider=provider or ProviderConfig(kind="scripted", script_path=str(task.script_path)),
         budget=budget,
         profile=task.spec.profile,
     )

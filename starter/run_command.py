@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from temporalio.exceptions import ApplicationError
 
 from activities.postconditions import check
-from contracts import RunRequest, RunResult
+from contracts import ProviderConfig, RunRequest, RunResult
 from experiments.catalog import Task
 from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable
 from starter.errors import StarterError
 from starter.ops_service import ops_service_for
+from starter.providers import ProviderChoice, provider_for
 from starter.render import Printer
 from starter.temporal_server import DevServer
 
@@ -21,12 +23,21 @@ EXIT_OK, EXIT_RUN_FAILED = 0, 1
 _SERVER_STOPPED = "(the embedded dev server has stopped; `uv run python -m starter server` serves this history again)"
 
 
-async def run_task(task: Task, request: RunRequest, *, keep_server: bool = False, with_worker: bool = True) -> int:
+async def run_task(
+    task: Task,
+    make_request: Callable[[ProviderConfig], RunRequest],
+    choice: ProviderChoice | None = None,
+    *,
+    keep_server: bool = False,
+    with_worker: bool = True,
+) -> int:
     printer = Printer()
     link: str | None = None
     embedded: DevServer | None = None
-    # A task that acts on the operations service gets one for the run, unless one is configured.
-    async with ops_service_for(task):
+    # The model's server (local: llama.cpp, started here) and, for a task that acts on the
+    # operations service, a service, unless one is configured: both for the run's duration.
+    async with provider_for(choice or ProviderChoice(), task) as provider, ops_service_for(task):
+        request = make_request(provider)
         try:
             if request.runtime == "baseline":
                 result: RunResult = await run_baseline(request, printer)

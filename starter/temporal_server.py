@@ -34,7 +34,7 @@ _FAST_DYNAMIC_CONFIG = (
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child before exec: ask Linux to send SIGTERM when the parent dies."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -128,7 +128,7 @@ class DevServer:
             stdout=log,
             stderr=log,
             start_new_session=True,
-            preexec_fn=None if self.options.outlive_parent else _die_with_parent,
+            preexec_fn=None if self.options.outlive_parent else die_with_parent,
         )
         log.close()
         deadline = time.monotonic() + timeout_s

@@ -7,11 +7,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 from temporalio.exceptions import ApplicationError
 
 from activities.errors import ScriptError
 from activities.model_calls import compile_goal, plan, propose_action
-from activities.providers.scripted import ScriptedProvider
+from activities.providers.scripted import Script, ScriptedProvider
 from contracts import (
     ActionProposal,
     CommandExitCode,
@@ -68,8 +69,16 @@ def write_script(tmp_path: Path, text: str, name: str = "script.yaml") -> Path:
     return path
 
 
-def request(script: Path, *, task: PlanTask | None = None, turns: int = 0) -> ProposalRequest:
-    history = [Turn(step=i + 1, proposal=None, outcome="rejected", feedback="-") for i in range(turns)]
+def request(script: Path, *, task: PlanTask | None = None, turns: int = 0, foreign: int = 0) -> ProposalRequest:
+    """A request after the script's first `turns` proposals, then `foreign` turns it did not
+    propose (unusable answers, as an injected fault would leave)."""
+    own = []
+    if turns:
+        own = Script.model_validate(yaml.safe_load(script.read_text())).actions_for(task.id if task else None)
+    history = [
+        Turn(step=i + 1, proposal=own[i], outcome="committed", feedback="-") for i in range(min(turns, len(own)))
+    ]
+    history += [Turn(step=len(history) + 1, proposal=None, outcome="rejected", feedback="-") for _ in range(foreign)]
     return ProposalRequest(
         provider=ProviderConfig(script_path=str(script)), goal="the goal", task=task, history=history
     )
@@ -83,6 +92,14 @@ async def proposals(script: Path, task: PlanTask | None, count: int) -> list[Act
         assert proposal is not None
         found.append(proposal)
     return found
+
+
+async def test_a_turn_the_script_did_not_propose_does_not_move_it_on(rename_task: Task) -> None:
+    provider = ScriptedProvider(str(rename_task.script_path))
+    task = PlanTask(id="update-callers", title="Update callers")
+    after_glitches = await provider.propose(request(rename_task.script_path, task=task, turns=2, foreign=3), [])
+    clean = await provider.propose(request(rename_task.script_path, task=task, turns=2), [])
+    assert after_glitches.proposal == clean.proposal
 
 
 # --- ScriptedProvider ----------------------------------------------------------------------

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from activities.errors import ProviderError, ScriptError
 from activities.providers.base import ModelProvider
+from activities.providers.noisy import NoisyProvider
 from activities.providers.scripted import ScriptedProvider
 from contracts import ProviderConfig
 
 
 def build_provider(config: ProviderConfig) -> ModelProvider:
+    provider = _base(config)
+    return NoisyProvider(provider, config.noise) if config.noise is not None else provider
+
+
+def _base(config: ProviderConfig) -> ModelProvider:
     if config.kind == "scripted":
         if not config.script_path:
             raise ScriptError("the scripted provider needs a script_path")

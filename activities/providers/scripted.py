@@ -1,7 +1,7 @@
 """A provider that follows a per-task script: deterministic, free, and exactly reproducible.
 
-Where it is in the script is derived from the request alone (the number of earlier turns),
-never from hidden state, so a retried or replayed call gets the same answer.
+Where it is in the script is derived from the request alone (its own earlier proposals among
+the turns), never from hidden state, so a retried or replayed call gets the same answer.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from contracts import (
     ProposalRequest,
     ProposalResult,
     ToolSpec,
+    Turn,
     Usage,
 )
 
@@ -81,7 +82,7 @@ class ScriptedProvider:
     async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
         started = time.perf_counter()
         actions = (await self._script()).actions_for(request.task.id if request.task else None)
-        position = len(request.history)
+        position = script_position(actions, request.history)
         if position < len(actions):
             proposal = actions[position]
         else:
@@ -96,6 +97,17 @@ class ScriptedProvider:
         except OSError:
             raise ScriptError(f"script not found: {self._path}") from None
         return await asyncio.to_thread(_load_script, self._path, mtime)
+
+
+def script_position(actions: list[ActionProposal], history: list[Turn]) -> int:
+    """How far the script has got: the turns that were its own proposals, in order. A turn the
+    script did not propose (a fault injected in its place) does not move it on, so the script
+    proposes its step again, as a model would after a glitch."""
+    position = 0
+    for turn in history:
+        if position < len(actions) and turn.proposal == actions[position]:
+            position += 1
+    return position
 
 
 @functools.lru_cache(maxsize=64)

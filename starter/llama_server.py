@@ -1,0 +1,76 @@
+"""The llama.cpp server (llama-cpp-python) for the local provider, started and stopped by the
+starter the way it manages the Temporal dev server: on loopback, a free port, dying with it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+
+from settings import data_dir
+from starter.errors import StarterError
+from starter.local_model import LocalModel
+from starter.temporal_server import die_with_parent
+
+MODEL_ALIAS = "local"
+
+
+@contextlib.asynccontextmanager
+async def llama_server(model: LocalModel, *, context: int = 4096, threads: int = 2) -> AsyncIterator[str]:
+    """Yields the server's OpenAI-compatible base URL while it runs."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise StarterError(
+            'the local provider needs the llama.cpp server: CMAKE_ARGS="-DLLAVA_BUILD=OFF" uv sync --extra local'
+        )
+    port = _free_port()
+    log_path = data_dir() / "llama-server.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(model.path),
+        "--model_alias", MODEL_ALIAS,
+        "--host", "127.0.0.1",
+        "--port", str(port),
+        "--n_ctx", str(context),
+        "--n_threads", str(threads),
+    ]  # fmt: skip
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=log, preexec_fn=die_with_parent)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        await _wait_ready(process, base_url, log_path)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            await asyncio.to_thread(process.wait, 10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            await asyncio.to_thread(process.wait)
+
+
+async def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log_path: Path, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    async with httpx.AsyncClient(timeout=2) as client:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise StarterError(f"the llama.cpp server exited at start (code {process.returncode}); see {log_path}")
+            with contextlib.suppress(httpx.HTTPError):
+                if (await client.get(f"{base_url}/models")).status_code == 200:
+                    return
+            await asyncio.sleep(0.2)
+    raise StarterError(f"the llama.cpp server did not answer within {timeout_s:.0f} s; see {log_path}")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

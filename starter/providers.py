@@ -1,0 +1,103 @@
+"""Which model a run uses, from CLI flags, then (for experiments) their config, then the
+environment: OPENAI_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY. Checked before any run starts.
+
+`--provider local` starts the llama.cpp server for the run and talks to it through the same
+OpenAI provider code as any other server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlparse
+
+import httpx
+
+from contracts import ProviderConfig
+from experiments.catalog import Task
+from starter.errors import StarterError
+from starter.llama_server import MODEL_ALIAS, llama_server
+from starter.local_model import LocalModel, resolve_model
+
+ProviderKind = Literal["scripted", "openai", "local"]
+API_KEY_ENV = "OPENAI_API_KEY"
+
+
+@dataclass(frozen=True)
+class ProviderChoice:
+    kind: ProviderKind = "scripted"
+    model: str | None = None
+    base_url: str | None = None
+    seed: int = 0
+
+    @classmethod
+    def resolve(
+        cls, kind: ProviderKind, model: str | None, base_url: str | None, api_key: str | None, seed: int
+    ) -> ProviderChoice:
+        if api_key:
+            # For the workers of this process only: a key never enters a run's input or history.
+            os.environ[API_KEY_ENV] = api_key
+        if kind != "openai":
+            return cls(kind=kind, model=model, seed=seed)
+        model = model or os.environ.get("OPENAI_MODEL")
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        if not model:
+            raise StarterError("--provider openai needs a model: --model NAME or OPENAI_MODEL")
+        if not os.environ.get(API_KEY_ENV) and not is_loopback(base_url):
+            raise StarterError(f"missing API key: set {API_KEY_ENV} (or pass --api-key)")
+        return cls(kind=kind, model=model, base_url=base_url, seed=seed)
+
+    async def check(self) -> LocalModel | None:
+        """Fail before the run: a server that does not answer, a model file that is not there."""
+        if self.kind == "local":
+            return resolve_model(self.model)
+        if self.kind == "openai" and self.base_url:
+            await _answers(self.base_url)
+        return None
+
+
+@contextlib.asynccontextmanager
+async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[ProviderConfig]:
+    local = await choice.check()
+    if choice.kind == "scripted":
+        yield ProviderConfig(kind="scripted", script_path=str(task.script_path), seed=choice.seed)
+        return
+    if choice.kind == "openai":
+        yield ProviderConfig(kind="openai", model=choice.model, base_url=choice.base_url, seed=choice.seed)
+        return
+    if local is None:
+        raise StarterError("no local model resolved")
+    print(f"  local model {local.name} ({local.path.name}, sha256 {local.sha256[:12]}...)", flush=True)
+    async with llama_server(local) as base_url:
+        yield ProviderConfig(
+            kind="openai",
+            model=MODEL_ALIAS,
+            base_url=base_url,
+            structured_output="json_object",
+            model_sha256=local.sha256,
+            seed=choice.seed,
+        )
+
+
+def is_loopback(base_url: str | None) -> bool:
+    if not base_url:
+        return False
+    host = urlparse(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def _answers(base_url: str) -> None:
+    try:
+        async with httpx.AsyncClient(timeout=5) as client:
+            await client.get(base_url.rstrip("/") + "/models")
+    except httpx.HTTPError as error:
+        raise StarterError(f"nothing answers at {base_url}: {type(error).__name__}") from None

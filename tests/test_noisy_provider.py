@@ -1,0 +1,91 @@
+"""The noisy wrapper: seeded faults at their rates, each recorded, none repeated forever."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+
+import pytest
+
+from activities.errors import ProviderUnavailable
+from activities.providers.noisy import NoisyProvider, read_injected
+from activities.providers.scripted import ScriptedProvider
+from activities.tools.registry import tool_specs
+from contracts import NoiseConfig, ProposalRequest, ProviderConfig
+from experiments.catalog import Task
+
+
+def asking(task: Task, run_id: str, step: int, attempt: int = 1) -> ProposalRequest:
+    return ProposalRequest(
+        provider=ProviderConfig(script_path=str(task.script_path)),
+        goal=task.spec.goal,
+        run_id=run_id,
+        step=step,
+        attempt=attempt,
+    )
+
+
+async def outcomes(noise: NoiseConfig, task: Task, run_id: str, steps: int) -> list[str]:
+    provider = NoisyProvider(ScriptedProvider(str(task.script_path)), noise)
+    seen = []
+    for step in range(1, steps + 1):
+        try:
+            result = await provider.propose(asking(task, run_id, step), tool_specs())
+        except ProviderUnavailable as error:
+            seen.append(str(error))
+            continue
+        seen.append(result.invalid_output or (result.proposal.tool if result.proposal else "") or "")
+    return seen
+
+
+async def test_the_same_seed_gives_the_same_faults(bugfix_task: Task) -> None:
+    noise = NoiseConfig(seed=7, malformed_json=0.3, unknown_tool=0.3, rate_limit=0.2)
+    first = await outcomes(noise, bugfix_task, "run-a", 30)
+    again = await outcomes(noise, bugfix_task, "run-a", 30)
+    other_seed = await outcomes(noise.model_copy(update={"seed": 8}), bugfix_task, "run-a", 30)
+    assert first == again
+    assert first != other_seed
+
+
+async def test_rates_are_roughly_honoured_and_every_fault_is_recorded(bugfix_task: Task) -> None:
+    run_id = f"noisy-{uuid.uuid4().hex[:8]}"
+    noise = NoiseConfig(seed=1, malformed_json=0.25, unknown_tool=0.25, dangerous=0.25)
+    seen = await outcomes(noise, bugfix_task, run_id, 400)
+    recorded = Counter(fault.fault for fault in read_injected(run_id))
+    # What the model's caller saw matches what was recorded.
+    assert recorded["malformed_json"] == sum(s.startswith("not valid JSON") for s in seen)
+    assert recorded["unknown_tool"] == seen.count("delete_everything")
+    for fault in ("malformed_json", "unknown_tool", "dangerous"):
+        # Content faults are tried in order, so later ones fire a little less than their rate.
+        assert 30 < recorded[fault] < 130, recorded
+
+
+async def test_a_transient_fault_is_not_repeated_on_the_next_attempt(bugfix_task: Task) -> None:
+    provider = NoisyProvider(ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(seed=3, rate_limit=0.5))
+    run_id = f"noisy-{uuid.uuid4().hex[:8]}"
+    for step in range(1, 20):
+        attempt = 1
+        while True:
+            try:
+                await provider.propose(asking(bugfix_task, run_id, step, attempt), tool_specs())
+                break
+            except ProviderUnavailable as error:
+                assert "injected 429" in str(error)
+                assert error.usage is not None and error.usage.model_calls == 1
+                attempt += 1
+                assert attempt < 10, "a 429 repeated on every attempt"
+    assert all(fault.fault == "rate_limit" for fault in read_injected(run_id))
+
+
+@pytest.mark.parametrize("fault", ["unknown_tool", "invalid_arguments", "dangerous", "malformed_json"])
+async def test_each_content_fault_reaches_the_boundary_it_tests(bugfix_task: Task, fault: str) -> None:
+    from activities.verification import verify
+
+    provider = NoisyProvider(ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(**{fault: 1.0}))
+    result = await provider.propose(asking(bugfix_task, f"n-{uuid.uuid4().hex[:6]}", 1), tool_specs())
+    if fault == "malformed_json":
+        assert result.proposal is None and result.invalid_output
+        return
+    assert result.proposal is not None
+    verdict = verify(bugfix_task.fixture_dir, result.proposal)
+    assert verdict.decision == "reject", verdict
