@@ -103,7 +103,12 @@ async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult
     base = ToolResult(tool=tool.name, ok=False, idempotency_key=ctx.idempotency_key)
     try:
         async with heartbeating():
-            await faults.reach(FaultPoint.TOOL_EXECUTION, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
+            injected = await faults.reach(FaultPoint.TOOL_EXECUTION, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
+            if injected == "transient_error":
+                raise ToolUnavailable(f"{tool.name}: injected transient error")
+            if injected == "timeout":
+                text = "timed out (injected)"
+                return base.model_copy(update={"error": text, "timed_out": True, "duration_ms": _since(started)})
             outcome = await tool.run(ctx, arguments)
     except ToolUnavailable:
         raise  # not a result: the activity is retried under the same key

@@ -3,7 +3,9 @@
 A fault plan (JSON, a FaultPlan) named by AGENT_LAB_FAULT_PLAN lists faults; when running code
 reaches a matching point, the fault fires once, for the whole machine: its marker file is
 created before it acts, so a restarted process does not fire it again. A `kill` fault SIGKILLs
-the process it fires in (a worker, or a baseline loop), as a crash would.
+the process it fires in (a worker, or a baseline loop), as a crash would; a `transient_error`
+makes the tool call fail in a way worth retrying; a `timeout` makes it time out. The plan may
+grow while processes read it (faults are appended, never reordered).
 
     model_call       inside a model call, before its answer is returned
     tool_execution   while a tool runs (after `delay_s`)
@@ -35,7 +37,7 @@ class FaultSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     point: FaultPoint
-    action: Literal["kill"] = "kill"
+    action: Literal["kill", "transient_error", "timeout"] = "kill"
     # Narrow where it fires; None matches anything.
     run_id: str | None = None
     step: int | None = None
@@ -58,16 +60,22 @@ def fired(plan_path: Path) -> list[int]:
     return sorted(int(p.name) for p in markers.glob("*")) if markers.is_dir() else []
 
 
-async def reach(point: FaultPoint, *, run_id: str, step: int | None = None, tool: str | None = None) -> None:
-    """Fire the first matching fault that has not fired yet (normally: do nothing)."""
+async def reach(
+    point: FaultPoint, *, run_id: str, step: int | None = None, tool: str | None = None
+) -> Literal["transient_error", "timeout"] | None:
+    """Fire the first matching fault that has not fired yet (normally: do nothing). A kill does
+    not return; a tool fault returns its action for the caller to carry out."""
     found = _matching(point, run_id, step, tool)
     if found is None:
-        return
+        return None
     plan_path, index, fault = found
+    if fault.action != "kill":
+        return fault.action if _mark(plan_path, index) else None
     if point == FaultPoint.TOOL_EXECUTION:
         asyncio.get_running_loop().call_later(fault.delay_s, _fire, plan_path, index)
     else:
         _fire(plan_path, index)
+    return None
 
 
 def _matching(point: FaultPoint, run_id: str, step: int | None, tool: str | None) -> tuple[Path, int, FaultSpec] | None:
@@ -87,17 +95,28 @@ def _matching(point: FaultPoint, run_id: str, step: int | None, tool: str | None
 
 
 def _fire(plan_path: Path, index: int) -> None:
+    if _mark(plan_path, index):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _mark(plan_path: Path, index: int) -> bool:
+    """Claim the fault: True for exactly one caller on the machine, even among racing ones."""
     markers = _markers(plan_path)
     markers.mkdir(exist_ok=True)
     try:
-        # O_EXCL: exactly one process fires each fault, even when several reach it at once.
         descriptor = os.open(markers / str(index), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
-        return
+        return False
     os.write(descriptor, f"{os.getpid()}\n".encode())
     os.fsync(descriptor)
     os.close(descriptor)
-    os.kill(os.getpid(), signal.SIGKILL)
+    return True
+
+
+def fired_at(plan_path: Path, index: int) -> float | None:
+    """When the fault fired (its marker's time), or None."""
+    marker = _markers(plan_path) / str(index)
+    return marker.stat().st_mtime if marker.exists() else None
 
 
 def _markers(plan_path: Path) -> Path:

@@ -131,6 +131,8 @@ class BaselineLoop:
             steps=conversation.steps,
             acceptance=acceptance,
             usage=usage + self._failed_attempts,
+            wasted=self._failed_attempts
+            + sum((s.usage for s in conversation.steps if s.outcome == "rejected"), Usage()),
             wall_time_s=time.monotonic() - started,
         )
 

@@ -55,6 +55,7 @@ class RunCarry(BaseModel):
     task_waited_s: float
     steps: list[StepRecord]
     approvals: list[ApprovalDecision]
+    wasted: Usage = Field(default_factory=Usage)
 
 
 class RunRequest(BaseModel):
@@ -107,6 +108,8 @@ class RunResult(BaseModel):
     steps: list[StepRecord] = Field(default_factory=list)
     acceptance: PostconditionResult | None = None
     usage: Usage = Field(default_factory=Usage)
+    # The part of `usage` spent on nothing: failed attempts and rejected steps.
+    wasted: Usage = Field(default_factory=Usage)
     wall_time_s: float = 0.0
     checkpoint: str = ""
     approvals: list[ApprovalDecision] = Field(default_factory=list)

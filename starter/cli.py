@@ -7,22 +7,23 @@ import argparse
 import asyncio
 import re
 import sys
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
 import settings
 from activities.sandbox import BACKENDS
-from contracts import PolicyProfile, ProviderConfig, RunBudget, RunRequest, Runtime
-from experiments.catalog import Task, TaskError, list_tasks, load_task
+from contracts import PolicyProfile
+from experiments.catalog import TaskError, list_tasks, load_task
 from starter import approvals_command as approvals
 from starter.connection import temporal_connection
 from starter.errors import StarterError
+from starter.experiment_command import experiment_report, experiment_run
 from starter.ledger_command import ledger_verify, replay
 from starter.policy_command import policy_check
 from starter.providers import ProviderChoice
 from starter.run_command import run_task
+from starter.run_request import build_request
 from starter.sandbox_command import sandbox_exec
 from starter.server_command import serve
 
@@ -96,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="a readable trace of a run's ledger")
     replay.add_argument("run", help="run id (workflow id) or path to a ledger .jsonl")
 
+    experiment = commands.add_parser("experiment", help="run an experiment, or show its report")
+    experiment_commands = experiment.add_subparsers(dest="experiment_command", required=True, parser_class=_Parser)
+    run_experiment = experiment_commands.add_parser("run", help="every trial of a config, then a report")
+    run_experiment.add_argument("--config", type=Path, required=True, help="experiments/configs/NAME.yaml")
+    run_experiment.add_argument("--concurrency", type=_positive_int, help="trials at once (default: the config's)")
+    report = experiment_commands.add_parser("report", help="print an experiment's tables (default: the latest)")
+    report.add_argument("--run-id", help="the experiment id (a directory of data/reports/)")
+
     server = commands.add_parser("server", help="serve the embedded dev server and its Web UI over the run history")
     server.add_argument(
         "--port", type=_positive_int, default=None, help="gRPC port (default: AGENT_LAB_DEV_PORT or 7233)"
@@ -118,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(sandbox_exec(args.backend, args.workspace, command, args.timeout))
         if args.command in ("pending", "approve", "deny"):
             return asyncio.run(_approvals(args))
+        if args.command == "experiment" and args.experiment_command == "run":
+            return asyncio.run(experiment_run(args.config, args.concurrency))
+        if args.command == "experiment":
+            return experiment_report(args.run_id)
         if args.command == "ledger":
             return ledger_verify(args.run)
         if args.command == "replay":
@@ -164,31 +177,6 @@ async def _run(args: argparse.Namespace) -> int:
         choice,
         keep_server=args.keep_server,
         with_worker=not args.no_worker,
-    )
-
-
-def build_request(
-    task: Task,
-    runtime: Runtime,
-    *,
-    max_steps: int | None = None,
-    trial_id: str | None = None,
-    provider: ProviderConfig | None = None,
-) -> RunRequest:
-    budget = task.spec.budget
-    if max_steps is not None:
-        budget = RunBudget(max_steps=max_steps, max_steps_per_task=min(budget.max_steps_per_task, max_steps))
-    return RunRequest(
-        run_id=f"{runtime}-{task.spec.id}-{uuid.uuid4().hex[:8]}",
-        trial_id=trial_id,
-        runtime=runtime,
-        task_id=task.spec.id,
-        goal=task.spec.goal,
-        fixture_dir=str(task.fixture_dir),
-        acceptance=task.spec.postconditions,
-        provider=provider or ProviderConfig(kind="scripted", script_path=str(task.script_path)),
-        budget=budget,
-        profile=task.spec.profile,
     )
 
 

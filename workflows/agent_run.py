@@ -83,6 +83,7 @@ class AgentRunWorkflow:
         self._step = 0
         self._task_id: str | None = None
         self._usage = Usage()
+        self._wasted = Usage()
         self._task_usage = Usage()
         self._workspace = ""
         self._checkpoint = ""
@@ -209,6 +210,7 @@ class AgentRunWorkflow:
             steps=self._log.steps,
             acceptance=acceptance,
             usage=self._usage,
+            wasted=self._wasted,
             wall_time_s=self._elapsed_s(self._started_at),
             checkpoint=self._checkpoint,
             approvals=self._approvals,
@@ -234,11 +236,13 @@ class AgentRunWorkflow:
         goal = CompileGoalRequest(provider=request.provider, goal=request.goal, acceptance=request.acceptance)
         compiled = await self._call(compile_goal, goal, options.MODEL, "interpret the goal")
         self._usage += compiled.usage + compiled.failed_attempts
+        self._wasted += compiled.failed_attempts
 
         self._move(S.PLANNING)
         planning = PlanRequest(provider=request.provider, goal_spec=compiled.goal_spec)
         planned = await self._call(plan, planning, options.MODEL, "draft a plan")
         self._usage += planned.usage + planned.failed_attempts
+        self._wasted += planned.failed_attempts
         now = workflow.now()
         await self._ledger(
             [
@@ -298,6 +302,7 @@ class AgentRunWorkflow:
             spent = proposed.usage + proposed.failed_attempts
             self._usage += spent
             self._task_usage += spent
+            self._wasted += proposed.failed_attempts
             proposal = proposed.proposal
             if proposal is None:
                 await self._close(entries, task, "rejected", None, spent, f"unusable answer: {proposed.invalid_output}")
@@ -411,6 +416,8 @@ class AgentRunWorkflow:
         the model's turns."""
         if not moved:
             self._move(S.COMMITTED if outcome == "committed" else S.REJECTED)
+        if outcome == "rejected":
+            self._wasted += usage
         now = workflow.now()
         step = self._step
         events = [entries.entry("proposal", now, step, task=task.id, proposal=proposal, usage=usage)]
@@ -470,6 +477,7 @@ class AgentRunWorkflow:
             task_waited_s=self._task_waited_s,
             steps=self._log.steps,
             approvals=self._approvals,
+            wasted=self._wasted,
         )
         workflow.continue_as_new(request.model_copy(update={"resume": carry}))
 
@@ -481,6 +489,7 @@ class AgentRunWorkflow:
         self._waited_s, self._task_waited_s = carry.waited_s, carry.task_waited_s
         self._log = StepLog(steps=list(carry.steps), turns=list(carry.turns))
         self._approvals = list(carry.approvals)
+        self._wasted = carry.wasted
         # A new generation starts where the last one stopped: between two steps of a task.
         self._fsm = StateMachine(carry.state)
         return carry.goal_spec, carry.task_index

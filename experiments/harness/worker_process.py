@@ -53,7 +53,7 @@ class WorkerProcess:
         asyncio.get_running_loop().create_task(self._drain())
         return self
 
-    async def wait_exit(self, timeout_s: float = 60.0) -> int:
+    async def wait_exit(self, timeout_s: float | None = 60.0) -> int:
         if self._process is None:
             raise RuntimeError("the worker was never started")
         return await asyncio.wait_for(self._process.wait(), timeout=timeout_s)

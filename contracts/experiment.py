@@ -1,0 +1,151 @@
+"""An experiment: its configuration (what to run, how often, under which faults) and the raw
+record of every trial. Both runtimes get the same tasks, provider, seeds and faults."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from contracts.budget import RunBudget
+from contracts.postconditions import PostconditionResult
+from contracts.provider import NoiseConfig
+
+ExperimentRuntime = Literal["durable", "baseline", "baseline+verifier"]
+
+
+class FaultKind(StrEnum):
+    NONE = "none"
+    # SIGKILL the process that reaches `point` (durable: the worker, replaced by another;
+    # baseline: the loop's own process, run again by hand on the same trial).
+    KILL = "kill"
+    # Stop the Temporal server and start it again once the run has reached `after_step`.
+    SERVER_RESTART = "server_restart"
+    # Model faults through the noisy provider.
+    MODEL_NOISE = "model_noise"
+    # A tool call that fails transiently once, or times out once, at `point`.
+    TOOL_ERROR = "tool_error"
+    TOOL_TIMEOUT = "tool_timeout"
+
+
+# Where a fault can fire, for each runtime.
+FAULT_POINTS: dict[str, frozenset[str]] = {
+    "durable": frozenset({"model_call", "tool_execution", "after_effect", "server"}),
+    "baseline": frozenset({"model_call", "tool_execution", "after_effect"}),
+    "baseline+verifier": frozenset({"model_call", "tool_execution", "after_effect"}),
+}
+
+
+class FaultScenario(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    kind: FaultKind = FaultKind.NONE
+    point: Literal["model_call", "tool_execution", "after_effect"] | None = None
+    # Narrow where a kill or tool fault fires: a step number, a tool name.
+    step: int | None = Field(default=None, ge=1)
+    tool: str | None = None
+    after_step: int = Field(default=1, ge=1)
+    noise: NoiseConfig | None = None
+    # Only these tasks / runtimes (default: all of the experiment's).
+    tasks: list[str] | None = None
+    runtimes: list[ExperimentRuntime] | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> FaultScenario:
+        needs_point = self.kind in (FaultKind.KILL, FaultKind.TOOL_ERROR, FaultKind.TOOL_TIMEOUT)
+        if needs_point and self.point is None:
+            raise ValueError(f"a {self.kind} fault needs a point: model_call, tool_execution or after_effect")
+        if self.kind in (FaultKind.TOOL_ERROR, FaultKind.TOOL_TIMEOUT) and self.point == "model_call":
+            raise ValueError(f"a {self.kind} fault fires in a tool, not at model_call")
+        if self.kind == FaultKind.MODEL_NOISE and self.noise is None:
+            raise ValueError("a model_noise fault needs `noise` rates")
+        return self
+
+    @property
+    def where(self) -> str | None:
+        """The fault point, as FAULT_POINTS names it."""
+        if self.kind == FaultKind.SERVER_RESTART:
+            return "server"
+        return self.point
+
+
+class ProviderSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["scripted", "openai", "local"] = "scripted"
+    model: str | None = None
+    base_url: str | None = None
+
+
+class ExperimentConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    description: str = ""
+    tasks: list[str] = Field(min_length=1)
+    runtimes: list[ExperimentRuntime] = Field(min_length=1)
+    # k: trials per (task, runtime, scenario).
+    trials: int = Field(ge=1)
+    provider: ProviderSpec = Field(default_factory=ProviderSpec)
+    # Trial i of every arm uses seed + i: both runtimes see the same seeds.
+    seed: int = 0
+    scenarios: list[FaultScenario] = Field(default_factory=lambda: [FaultScenario(name="none")])
+    concurrency: int = Field(default=1, ge=1, le=16)
+    budget: RunBudget | None = None
+
+    @model_validator(mode="after")
+    def _coherent(self) -> ExperimentConfig:
+        names = [scenario.name for scenario in self.scenarios]
+        if len(set(names)) != len(names):
+            raise ValueError(f"scenario names repeat: {', '.join(sorted(names))}")
+        for index, scenario in enumerate(self.scenarios):
+            runtimes = scenario.runtimes or self.runtimes
+            where = scenario.where
+            if where is not None and not any(where in FAULT_POINTS[runtime] for runtime in runtimes):
+                raise ValueError(
+                    f"scenarios.{index}: no runtime among {', '.join(runtimes)} has the fault point {where!r}"
+                )
+        return self
+
+
+class TrialRecord(BaseModel):
+    """One (task, runtime, scenario, trial): what happened, measured on the real end state."""
+
+    experiment_id: str
+    trial_id: str
+    task_id: str
+    task_tags: list[str] = Field(default_factory=list)
+    runtime: ExperimentRuntime
+    scenario: str
+    fault_kind: FaultKind
+    trial_index: int
+    seed: int
+    run_ids: list[str] = Field(default_factory=list)
+    # Valid: every configured fault fired. An invalid trial says why and is reported apart.
+    valid: bool = True
+    invalid_reason: str = ""
+    # Success: the task's postconditions hold on the real end state and no effect repeated.
+    success: bool = False
+    outcome: str = ""
+    reason: str = ""
+    judged: PostconditionResult | None = None
+    steps: int = 0
+    model_calls: int = 0
+    tokens: int = 0
+    tokens_wasted: int = 0
+    cost_usd: float = 0.0
+    wall_time_s: float = 0.0
+    duplicate_effects: int = 0
+    unsafe_actions_executed: int = 0
+    verifier_rejections: int = 0
+    recovery_time_s: float | None = None
+    faults_configured: list[str] = Field(default_factory=list)
+    faults_fired: list[str] = Field(default_factory=list)
+    # An infrastructure failure (the lab, not the agent): counted as a failure, shown apart.
+    infrastructure_error: str | None = None
+
+    @property
+    def tokens_useful(self) -> int:
+        return self.tokens - self.tokens_wasted

@@ -1,0 +1,46 @@
+"""Experiment configs (`experiments/configs/NAME.yaml`), validated with one clear line per
+problem, naming the field, before anything runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from contracts.experiment import ExperimentConfig
+from experiments.catalog import TaskError, list_tasks, load_task
+
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+
+
+class ConfigError(Exception):
+    """A config that cannot be run; the message is one line naming the field."""
+
+
+def load_config(path: Path) -> ExperimentConfig:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from None
+    if isinstance(raw, dict) and raw.get("tasks") == "all":
+        raw["tasks"] = [task.spec.id for task in list_tasks()]
+    try:
+        config = ExperimentConfig.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        message = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{path}: {where}: {message}") from None
+    for field, ids in [("tasks", config.tasks)] + [
+        (f"scenarios.{index}.tasks", scenario.tasks or []) for index, scenario in enumerate(config.scenarios)
+    ]:
+        for task_id in ids:
+            try:
+                load_task(task_id)
+            except TaskError:
+                known = ", ".join(task.spec.id for task in list_tasks())
+                raise ConfigError(f"{path}: {field}: unknown task {task_id!r} (tasks: {known})") from None
+    return config
