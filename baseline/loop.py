@@ -141,6 +141,9 @@ class BaselineLoop:
         What a failed model attempt cost travels in its error; it is counted all the same."""
         attempt = 1
         while True:
+            if isinstance(argument, ProposalRequest):
+                # A model call knows its attempt, as a Temporal activity does.
+                argument = argument.model_copy(update={"attempt": attempt})  # type: ignore[assignment]
             try:
                 return await call(argument)
             except ApplicationError as error:

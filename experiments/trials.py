@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.service import RPCError
 
 from activities import ops_world
 from activities.faults import FaultPlan, FaultPoint, FaultSpec, fired_at
 from activities.postconditions import check
 from activities.providers.noisy import read_injected
-from contracts import TASK_QUEUE, ProviderConfig, RunRequest, RunResult, Usage
+from contracts import TASK_QUEUE, Approve, ProviderConfig, RunRequest, RunResult, Usage
 from contracts.experiment import ExperimentConfig, ExperimentRuntime, FaultKind, FaultScenario, TrialRecord
 from experiments.baseline_process import read_journal
 from experiments.catalog import Task
@@ -160,14 +162,33 @@ async def _durable(spec: TrialSpec, lab: Lab, request: RunRequest) -> _Outcome:
     if client is None:
         raise RuntimeError("the cluster has no client")
     handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE)
-    restarted_at = None
-    if spec.scenario.kind == FaultKind.SERVER_RESTART:
-        while (await handle.query(AgentRunWorkflow.progress, 1_000_000)).step < spec.scenario.after_step:
-            await asyncio.sleep(0.05)
-        restarted_at = time.time()
-        await lab.cluster.restart_server()
-    result = await handle.result()
+    approver = asyncio.create_task(_approve_what_waits(handle))
+    try:
+        restarted_at = None
+        if spec.scenario.kind == FaultKind.SERVER_RESTART:
+            while (await handle.query(AgentRunWorkflow.progress, 1_000_000)).step < spec.scenario.after_step:
+                await asyncio.sleep(0.05)
+            restarted_at = time.time()
+            await lab.cluster.restart_server()
+        result = await handle.result()
+    finally:
+        approver.cancel()
     return _Outcome(result=result, run_ids=[request.run_id], lost=Usage(), server_restarted_at=restarted_at)
+
+
+async def _approve_what_waits(handle: WorkflowHandle[AgentRunWorkflow, RunResult]) -> None:
+    """The experiment's person: approves each proposal the run waits on, once it is asked."""
+    while True:
+        await asyncio.sleep(0.2)
+        try:
+            progress = await handle.query(AgentRunWorkflow.progress, 1_000_000)
+            if progress.pending_approval is not None:
+                digest = progress.pending_approval.arguments_sha256
+                await handle.execute_update(
+                    AgentRunWorkflow.approve, Approve(approver="experiment", arguments_sha256=digest)
+                )
+        except (RPCError, WorkflowUpdateFailedError):
+            continue  # the server restarting, or the run moved on meanwhile
 
 
 async def _baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_index: int | None) -> _Outcome:
