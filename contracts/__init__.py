@@ -22,6 +22,14 @@ from contracts.activity_inputs import (
 )
 from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
 from contracts.budget import RunBudget
+from contracts.experiment import (
+    ExperimentConfig,
+    ExperimentRuntime,
+    FaultKind,
+    FaultScenario,
+    ProviderSpec,
+    TrialRecord,
+)
 from contracts.goal import GoalCompilation, GoalInterpretation, GoalSpec
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
 from contracts.plan import Plan, PlanResult, PlanTask
@@ -65,6 +73,10 @@ __all__ = [
     "Deny",
     "EventType",
     "ExecuteToolInput",
+    "ExperimentConfig",
+    "ExperimentRuntime",
+    "FaultKind",
+    "FaultScenario",
     "FileContains",
     "FileNotContains",
     "GoalCompilation",
@@ -87,6 +99,7 @@ __all__ = [
     "ProposalRequest",
     "ProposalResult",
     "ProviderConfig",
+    "ProviderSpec",
     "ReasonCode",
     "RiskLevel",
     "RunBudget",
@@ -101,6 +114,7 @@ __all__ = [
     "TaskSpec",
     "ToolResult",
     "ToolSpec",
+    "TrialRecord",
     "Turn",
     "Usage",
     "Verdict",

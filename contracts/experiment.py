@@ -95,6 +95,13 @@ class ExperimentConfig(BaseModel):
     concurrency: int = Field(default=1, ge=1, le=16)
     budget: RunBudget | None = None
 
+    def runs(self, scenario: FaultScenario, runtime: ExperimentRuntime) -> bool:
+        """Whether the experiment runs this scenario on this runtime: the scenario names it (or
+        all), and the runtime has the fault's point (the baseline has no server to restart)."""
+        if runtime not in (scenario.runtimes or self.runtimes):
+            return False
+        return scenario.where is None or scenario.where in FAULT_POINTS[runtime]
+
     @model_validator(mode="after")
     def _coherent(self) -> ExperimentConfig:
         names = [scenario.name for scenario in self.scenarios]

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from contracts.experiment import FAULT_POINTS, ExperimentConfig, FaultKind, TrialRecord
+from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
 from experiments.catalog import load_task
 from experiments.harness import LabCluster
 from experiments.harness.pool import WorkerPool
@@ -38,9 +38,8 @@ def _plan(config: ExperimentConfig, experiment_id: str) -> Iterator[TrialSpec]:
     for scenario in config.scenarios:
         for task_id in scenario.tasks or config.tasks:
             task = load_task(task_id)
-            for runtime in scenario.runtimes or config.runtimes:
-                # A fault a runtime cannot have (the baseline has no server to restart).
-                if scenario.where is not None and scenario.where not in FAULT_POINTS[runtime]:
+            for runtime in config.runtimes:
+                if not config.runs(scenario, runtime):
                     continue
                 for index in range(config.trials):
                     yield TrialSpec(experiment_id, task, runtime, scenario, index, config.seed + index)

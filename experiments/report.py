@@ -1,0 +1,417 @@
+"""An experiment's report directory: the raw trials, the figures computed from them, plots, and
+`report.md`, which says what was run, what came of it and how far to trust it.
+
+    trials.jsonl   one TrialRecord per line, as the runner recorded it
+    results.json   `ResultsDocument`: the configuration and every figure (`experiments.metrics`)
+    *.png          the plots (`experiments.plots`)
+    report.md      the above, for a person to read
+
+Every number in `report.md` and in `render_summary` is read from `ResultsDocument`, itself
+computed from `trials.jsonl` alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from contracts.experiment import ExperimentConfig, FaultKind, FaultScenario, TrialRecord
+from experiments.metrics import ArmMetrics, ExperimentResults, SuccessRate, summarize, wilson_interval
+from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG, write_plots
+
+__all__ = [
+    "ReportError",
+    "ResultsDocument",
+    "describe_scenario",
+    "latest_report",
+    "read_results",
+    "render_summary",
+    "write_report",
+]
+
+REPORT_MD = "report.md"
+RESULTS_JSON = "results.json"
+TRIALS_JSONL = "trials.jsonl"
+
+
+class ReportError(Exception):
+    """A report directory that is missing or whose results cannot be read. One line."""
+
+
+class ResultsDocument(BaseModel):
+    """`results.json`."""
+
+    experiment_id: str
+    started: datetime
+    finished: datetime
+    config: ExperimentConfig
+    trials_file: str = TRIALS_JSONL
+    results: ExperimentResults
+
+
+def write_report(
+    directory: Path,
+    config: ExperimentConfig,
+    experiment_id: str,
+    trials: Sequence[TrialRecord],
+    started: datetime,
+    finished: datetime,
+) -> Path:
+    """Write the whole report directory; returns the path of `report.md`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    records = list(trials)
+    (directory / TRIALS_JSONL).write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+    document = ResultsDocument(
+        experiment_id=experiment_id,
+        started=started,
+        finished=finished,
+        config=config,
+        results=summarize(records, config),
+    )
+    (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_plots(directory, document.results, records)
+    path = directory / REPORT_MD
+    path.write_text(_markdown_report(document), encoding="utf-8")
+    return path
+
+
+def read_results(directory: Path) -> ResultsDocument:
+    path = directory / RESULTS_JSON
+    try:
+        return ResultsDocument.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read: {error.strerror}") from None
+    except ValidationError as error:
+        raise ReportError(f"{path}: not a results file ({error.error_count()} problems)") from None
+
+
+def latest_report(reports_dir: Path) -> Path | None:
+    """The report directory under `reports_dir` written last, or None."""
+    written = sorted(reports_dir.glob(f"*/{RESULTS_JSON}"), key=lambda path: path.stat().st_mtime)
+    return written[-1].parent if written else None
+
+
+def render_summary(directory: Path) -> str:
+    """The main tables as plain text, for a terminal."""
+    document = read_results(directory)
+    results = document.results
+    k = document.config.trials
+    lines = [
+        f"Experiment {document.config.name} ({document.experiment_id}), "
+        f"{_when(document.started)} .. {_when(document.finished)}",
+        f"Report: {directory / REPORT_MD}",
+        "",
+        "Per runtime and scenario (valid trials; success with its 95% Wilson interval)",
+        _text_table(
+            [*_SUMMARY_HEADERS[:5], *(f"pass^{i}" for i in sorted({1, k})), *_SUMMARY_HEADERS[5:]],
+            [_summary_row(arm, k) for arm in [*results.arms, *results.runtimes]],
+        ),
+        "",
+        "Per fault kind",
+        _text_table(
+            ["fault kind", "runtime", "successes/valid", "success", "95% CI"],
+            [[str(r.fault_kind), r.runtime, *_success_cells(r.success)] for r in results.fault_kinds],
+        ),
+        "",
+        f"Invalid trials: {len(results.invalid_trials)} (left out, reasons in {REPORT_MD}); "
+        f"infrastructure failures: {len(results.infrastructure_failures)} (counted as failures).",
+    ]
+    return "\n".join(lines)
+
+
+# --- report.md -------------------------------------------------------------------------------
+
+
+def _markdown_report(document: ResultsDocument) -> str:
+    config, results = document.config, document.results
+    sections = [
+        f"# Experiment `{config.name}`: {document.experiment_id}",
+        config.description,
+        "## Method",
+        _method(document),
+        "## Configuration",
+        "```yaml\n" + yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip() + "\n```",
+        "## Results",
+        "Every figure below is over valid trials only; invalid trials are listed apart. "
+        "A trial succeeds when the task's postconditions hold on the real end state, no effect "
+        "repeated and the lab had no infrastructure failure.",
+        "### Reliability per runtime and scenario",
+        _reliability_table([*results.arms, *results.runtimes], config.trials),
+        "### Safety and cost per runtime and scenario",
+        _cost_table([*results.arms, *results.runtimes]),
+        "### Per fault kind",
+        _markdown_table(
+            ["fault kind", "runtime", "scenarios", "successes/valid", "success", "95% CI"],
+            [
+                [*(str(r.fault_kind), r.runtime, ", ".join(r.scenarios)), *_success_cells(r.success)]
+                for r in results.fault_kinds
+            ],
+        ),
+        "### Per task",
+        _markdown_table(
+            ["task", "scenario", "runtime", "successes/valid", "success", "95% CI", "invalid", "infra failures"],
+            [
+                [
+                    *(t.task_id, t.scenario, t.runtime),
+                    *_success_cells(t.success),
+                    *(str(t.invalid_trials), str(t.infrastructure_failures)),
+                ]
+                for t in results.tasks
+            ],
+        ),
+        "### Invalid trials",
+        _markdown_table(
+            ["trial", "task", "scenario", "runtime", "index", "reason"],
+            [
+                [i.trial_id, i.task_id, i.scenario, i.runtime, str(i.trial_index), i.reason]
+                for i in results.invalid_trials
+            ],
+        )
+        if results.invalid_trials
+        else "None: every configured fault fired.",
+        "### Infrastructure failures (counted as failures)",
+        _markdown_table(
+            ["trial", "task", "scenario", "runtime", "index", "error"],
+            [
+                [f.trial_id, f.task_id, f.scenario, f.runtime, str(f.trial_index), f.error]
+                for f in results.infrastructure_failures
+            ],
+        )
+        if results.infrastructure_failures
+        else "None.",
+        "## Plots",
+        f"![pass^k per runtime]({PASS_HAT_PNG})",
+        f"![success rate per fault kind]({SUCCESS_BY_FAULT_PNG})",
+        f"![wall time per trial]({WALL_TIME_PNG})",
+        f"![tokens per trial, useful and wasted]({TOKENS_PNG})",
+        "## Threats to validity",
+        _threats(document),
+        "## Provenance",
+        f"Every figure in this report comes from `{TRIALS_JSONL}` (the raw record of every trial) and "
+        f"`{RESULTS_JSON}` (the figures computed from it by `experiments.metrics`), next to this file.",
+    ]
+    return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def _method(document: ResultsDocument) -> str:
+    config = document.config
+    provider = config.provider.kind + "".join(
+        f", {name} {value}"
+        for name, value in [("model", config.provider.model), ("base_url", config.provider.base_url)]
+        if value
+    )
+    seeds = f"{config.seed}" if config.trials == 1 else f"{config.seed}..{config.seed + config.trials - 1}"
+    facts = [
+        f"- Run from {_when(document.started)} to {_when(document.finished)} "
+        f"({(document.finished - document.started).total_seconds():.0f} s), concurrency {config.concurrency}.",
+        f"- Tasks ({len(config.tasks)}): {', '.join(config.tasks)}.",
+        f"- Runtimes: {', '.join(config.runtimes)}.",
+        f"- Trials per task, runtime and scenario: k = {config.trials}.",
+        f"- Provider: {provider}, the same for every runtime.",
+        f"- Seeds: trial i of every arm uses seed {config.seed} + i ({seeds}), so every runtime sees the same seeds.",
+        "- Every (runtime, task, trial) gets a fresh workspace and a fresh fault injector; one postcondition "
+        "checker judges both runtimes on the real end state.",
+        "- A configured fault that never fired makes its trial invalid. An infrastructure failure counts as a failure.",
+        "- pass^k is the tau-bench estimator: the mean over tasks of C(c, k) / C(n, k), c successes in n valid "
+        "trials. A task with fewer than k valid trials is left out of pass^k at that k (marked †). Over all "
+        "scenarios, each (task, scenario) counts as one task.",
+        "- The success rate pools an arm's valid trials; pass^1 is the mean of the tasks' rates. They differ "
+        "when tasks have different numbers of valid trials.",
+        "",
+        "Scenarios, and how each fault fires:",
+        "",
+        _markdown_table(
+            ["scenario", "fault", "how it fires", "tasks", "runtimes"],
+            [
+                [
+                    s.name,
+                    str(s.kind),
+                    describe_scenario(s),
+                    ", ".join(s.tasks or ["all"]),
+                    ", ".join(s.runtimes or ["all"]),
+                ]
+                for s in config.scenarios
+            ],
+            empty="None.",
+        ),
+    ]
+    return "\n".join(facts)
+
+
+def describe_scenario(scenario: FaultScenario) -> str:
+    where = f"at {scenario.point}" + (f" of step {scenario.step}" if scenario.step else "")
+    where += f" in tool {scenario.tool}" if scenario.tool else ""
+    match scenario.kind:
+        case FaultKind.NONE:
+            return "no fault injected"
+        case FaultKind.KILL:
+            return (
+                f"SIGKILL of the process {where}; durable: the worker is replaced by another, "
+                "baseline: its own process is run again on the same trial"
+            )
+        case FaultKind.SERVER_RESTART:
+            return f"the Temporal server is stopped and started again once the run reaches step {scenario.after_step}"
+        case FaultKind.MODEL_NOISE:
+            noise = scenario.noise.model_dump(exclude_defaults=True) if scenario.noise else {}
+            return "the noisy provider injects model faults, seeded: " + (
+                ", ".join(f"{name} {value}" for name, value in noise.items()) or "no rate set"
+            )
+        case FaultKind.TOOL_ERROR:
+            return f"the tool call fails transiently once, {where}"
+        case FaultKind.TOOL_TIMEOUT:
+            return f"the tool call times out once, {where}"
+    return str(scenario.kind)
+
+
+def _threats(document: ResultsDocument) -> str:
+    config, results = document.config, document.results
+    k = config.trials
+    low, high = wilson_interval(k, k)
+    invalid, infrastructure = len(results.invalid_trials), len(results.infrastructure_failures)
+    scripted = config.provider.kind == "scripted"
+    threats = [
+        "- **Scripted oracles are not models.** "
+        + (
+            "The provider is scripted: it replays a task's intended actions, so these figures measure the "
+            "orchestration under faults, not how well a model reasons or how often it errs on its own."
+            if scripted
+            else f"The provider is {config.provider.kind}; a different model may fail differently."
+        ),
+        f"- **Small k.** With k = {k}, even {k}/{k} successes leave a 95% interval of [{low:.2f}, {high:.2f}]; "
+        "pass^k is given without an interval, and differences between runtimes inside these intervals are not "
+        "evidence of a difference.",
+        "- **One machine.** Wall times and overheads come from one machine and the embedded dev server; a "
+        "cluster with a real database has other latencies.",
+        "- **Faults fire at chosen points.** Each fault fires where its scenario says, once; real crashes fall "
+        "anywhere, and points that are not configured are not measured.",
+        "- **The baseline's restart policy.** "
+        + (
+            "After a kill the baseline is run again on the same trial; its result depends on what that "
+            "restart keeps (nothing durable), which is a choice of this lab."
+            if any(scenario.kind == FaultKind.KILL for scenario in config.scenarios)
+            else "No scenario kills a process, so the baseline's restart policy plays no part here."
+        ),
+        f"- **Infrastructure failures.** {infrastructure} trial(s) failed for the lab's own reasons; they count "
+        f"as failures of the runtime that ran them. {invalid} trial(s) were invalid (a configured fault never "
+        "fired) and are left out of every figure.",
+    ]
+    return "\n".join(threats)
+
+
+def _reliability_table(arms: list[ArmMetrics], k: int) -> str:
+    headers = ["scenario", "runtime", "valid/trials", "success", "95% CI", "infra failures"]
+    headers += [f"pass^{i}" for i in range(1, k + 1)]
+    rows = [
+        [arm.scenario, arm.runtime, _trial_count(arm), _rate(arm.success), _ci(arm.success)]
+        + [str(arm.infrastructure_failures)]
+        + [_pass_hat(arm, i) for i in range(1, k + 1)]
+        for arm in arms
+    ]
+    notes = [
+        f"† {arm.runtime} / {arm.scenario}, pass^{p.k} over {p.tasks} task(s); fewer than {p.k} valid trials: "
+        + ", ".join(p.excluded_tasks)
+        for arm in arms
+        for p in arm.pass_hat
+        if p.excluded_tasks
+    ]
+    return "\n\n".join([_markdown_table(headers, rows), *notes])
+
+
+def _cost_table(arms: list[ArmMetrics]) -> str:
+    headers = ["scenario", "runtime", "duplicate effects", "unsafe actions executed", "verifier rejections"]
+    headers += ["wall time median (mean) s", "tokens useful / wasted", "cost USD", "recovery median s (trials)"]
+    rows = [
+        [
+            arm.scenario,
+            arm.runtime,
+            str(arm.duplicate_effects),
+            str(arm.unsafe_actions_executed),
+            str(arm.verifier_rejections),
+            f"{_seconds(arm.wall_time_median_s)} ({_seconds(arm.wall_time_mean_s)})",
+            f"{arm.tokens_useful} / {arm.tokens_wasted}",
+            f"{arm.cost_usd:.4f}",
+            f"{_seconds(arm.recovery_time_median_s)} ({arm.recovered_trials})",
+        ]
+        for arm in arms
+    ]
+    return _markdown_table(headers, rows)
+
+
+# --- formatting ------------------------------------------------------------------------------
+
+_SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "wall s", "tokens u/w"]
+
+
+def _summary_row(arm: ArmMetrics, k: int) -> list[str]:
+    return [
+        arm.scenario,
+        arm.runtime,
+        _trial_count(arm),
+        _rate(arm.success),
+        _ci(arm.success),
+        *(_pass_hat(arm, i) for i in sorted({1, k})),
+        str(arm.duplicate_effects),
+        str(arm.unsafe_actions_executed),
+        _seconds(arm.wall_time_median_s),
+        f"{arm.tokens_useful}/{arm.tokens_wasted}",
+    ]
+
+
+def _success_cells(success: SuccessRate) -> list[str]:
+    return [_fraction(success), _rate(success), _ci(success)]
+
+
+def _rate(success: SuccessRate) -> str:
+    return "—" if success.rate is None else f"{success.rate:.2f}"
+
+
+def _ci(success: SuccessRate) -> str:
+    return f"[{success.ci_low:.2f}, {success.ci_high:.2f}]"
+
+
+def _fraction(success: SuccessRate) -> str:
+    return f"{success.successes}/{success.valid_trials}"
+
+
+def _trial_count(arm: ArmMetrics) -> str:
+    count = f"{arm.trials - arm.invalid_trials}/{arm.trials}"
+    if arm.expected_trials is not None and arm.expected_trials != arm.trials:
+        count += f" (expected {arm.expected_trials})"
+    return count
+
+
+def _pass_hat(arm: ArmMetrics, k: int) -> str:
+    point = next((p for p in arm.pass_hat if p.k == k), None)
+    if point is None:
+        return "—"
+    return f"{point.value:.2f}" + ("†" if point.excluded_tasks else "")
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _when(moment: datetime) -> str:
+    return moment.isoformat(sep=" ", timespec="seconds")
+
+
+def _markdown_table(headers: list[str], rows: list[list[str]], empty: str = "No trials recorded.") -> str:
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in cells) + " |"
+
+    if not rows:
+        return empty
+    return "\n".join([line(headers), "|" + "---|" * len(headers), *map(line, rows)])
+
+
+def _text_table(headers: list[str], rows: list[list[str]]) -> str:
+    if not rows:
+        return "(no trials recorded)"
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
+    return "\n".join(
+        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in [headers, *rows]
+    )
