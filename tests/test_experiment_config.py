@@ -1,0 +1,85 @@
+"""Experiment configs: the shipped ones load; a bad one gets one line naming the field, and
+nothing runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from contracts.experiment import FaultKind
+from experiments.config_loader import CONFIGS_DIR, ConfigError, load_config
+from experiments.runner import plan_trials
+from tests.test_cli import assert_one_line_error, starter
+
+GOOD = {"name": "tiny", "tasks": ["bugfix-median"], "runtimes": ["durable", "baseline"], "trials": 2}
+
+
+def write(tmp_path: Path, config: dict[str, object]) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.parametrize("name", ["quickstart", "core", "real"])
+def test_the_shipped_configs_load(name: str) -> None:
+    config = load_config(CONFIGS_DIR / f"{name}.yaml")
+    assert config.trials >= (2 if name == "quickstart" else 4)
+
+
+def test_core_covers_every_task_and_every_fault_kind() -> None:
+    from experiments.catalog import list_tasks
+
+    config = load_config(CONFIGS_DIR / "core.yaml")
+    assert set(config.tasks) == {task.spec.id for task in list_tasks()}
+    assert {scenario.kind for scenario in config.scenarios} == set(FaultKind)
+    assert {scenario.point for scenario in config.scenarios if scenario.kind == FaultKind.KILL} == {
+        "model_call",
+        "after_effect",
+        "tool_execution",
+    }
+
+
+def test_trials_are_planned_per_runtime_task_scenario_and_seed() -> None:
+    config = load_config(CONFIGS_DIR / "core.yaml")
+    specs = plan_trials(config, "x")
+    restarts = [s for s in specs if s.scenario.kind == FaultKind.SERVER_RESTART]
+    # The baseline has no server to restart: only the durable runtime gets that scenario.
+    assert restarts and {s.runtime for s in restarts} == {"durable"}
+    # Both runtimes see the same seeds, trial by trial.
+    seeds = {(s.task.spec.id, s.scenario.name, s.index): set() for s in specs}
+    for spec in specs:
+        seeds[(spec.task.spec.id, spec.scenario.name, spec.index)].add(spec.seed)
+    assert all(len(found) == 1 for found in seeds.values())
+    assert len({spec.trial_id for spec in specs}) == len(specs)
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"tasks": ["bugfix-median", "no-such-task"]}, "tasks: unknown task 'no-such-task'"),
+        ({"trials": -1}, "trials: Input should be greater than or equal to 1"),
+        ({"scenarios": [{"name": "x", "kind": "meteor_strike"}]}, "scenarios.0.kind"),
+        ({"scenarios": [{"name": "x", "kind": "kill"}]}, "a kill fault needs a point"),
+        ({"scenarios": [{"name": "x", "kind": "kill", "point": "in_the_cloud"}]}, "scenarios.0.point"),
+        (
+            {"runtimes": ["baseline"], "scenarios": [{"name": "r", "kind": "server_restart"}]},
+            "no runtime among baseline has the fault point 'server'",
+        ),
+        ({"runtimes": ["quantum"]}, "runtimes.0"),
+        ({"concurrency": 0}, "concurrency"),
+        ({"colour": "blue"}, "colour: Extra inputs are not permitted"),
+    ],
+)
+def test_a_bad_config_names_the_field(tmp_path: Path, change: dict[str, object], fragment: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_config(write(tmp_path, {**GOOD, **change}))
+    assert fragment in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_the_cli_refuses_a_bad_config_in_one_line_and_runs_nothing(tmp_path: Path) -> None:
+    path = write(tmp_path, {**GOOD, "trials": -2})
+    assert_one_line_error(starter("experiment", "run", "--config", str(path)), "trials")
+    assert_one_line_error(starter("experiment", "run", "--config", str(tmp_path / "missing.yaml")), "cannot read")
