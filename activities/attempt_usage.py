@@ -10,6 +10,7 @@ no-op: the baseline reads a failure's usage from the error itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from functools import cache
 from pathlib import Path
@@ -55,12 +56,12 @@ async def earlier_failures() -> Usage:
 
 
 def _execute(sql: str, row: tuple[object, ...]) -> None:
-    with _connect(_path()) as db:
+    with contextlib.closing(_connect(_path())) as db, db:
         db.execute(sql, row)
 
 
 def _query(sql: str, row: tuple[object, ...]) -> list[tuple[str]]:
-    with _connect(_path()) as db:
+    with contextlib.closing(_connect(_path())) as db:
         return db.execute(sql, row).fetchall()
 
 
@@ -76,6 +77,6 @@ def _connect(path: Path) -> sqlite3.Connection:
 @cache
 def _create(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with sqlite3.connect(path, timeout=30) as db:
+    with contextlib.closing(sqlite3.connect(path, timeout=30)) as db, db:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(_SCHEMA)

@@ -1,70 +1,78 @@
 """Git checkpoints of a workspace: a commit after every committed step, a hard reset back to
 the last one after a rejected step, so the workspace only ever holds committed work.
 
-Blocking (GitPython runs git as a subprocess): async callers run these in a thread. The
-workspace belongs to the sandbox user; git runs here as the worker's user, so the repository
-is marked safe for it, and what git writes is handed back to the workspace's owner.
+The repository lives outside the workspace (`DATA/checkpoints/`, git's GIT_DIR with the
+workspace as its work tree): the agent cannot rewrite its own checkpoints, and its tree holds
+no `.git` of ours to trip over. Blocking (GitPython runs git as a subprocess): async callers
+run these in a thread. Git runs here as the worker's user; what it writes into the workspace
+is handed back to the workspace's owner (the sandbox's user).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 import git
 
 from activities.errors import LabError
+from settings import data_dir
 
 AUTHOR = ("agent-lab", "agent-lab@localhost")
 STEP_TRAILER = "Lab-Step"
-# Config for every git call: the repository may belong to another user (the sandbox's).
-_ENV = {
-    "GIT_CONFIG_COUNT": "1",
-    "GIT_CONFIG_KEY_0": "safe.directory",
-    "GIT_CONFIG_VALUE_0": "*",
+_IDENTITY = {
     "GIT_AUTHOR_NAME": AUTHOR[0],
     "GIT_AUTHOR_EMAIL": AUTHOR[1],
     "GIT_COMMITTER_NAME": AUTHOR[0],
     "GIT_COMMITTER_EMAIL": AUTHOR[1],
     "GIT_TERMINAL_PROMPT": "0",
+    # No user or system configuration (hooks, templates, signing) leaks into checkpoints.
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
 }
 
 
 class CheckpointError(LabError):
-    """The workspace's repository is missing or broken (the agent may have removed .git)."""
+    """The workspace's checkpoint repository is missing or broken."""
+
+
+def repository(workspace: Path) -> Path:
+    """Where a workspace's checkpoints live: one repository per workspace path."""
+    resolved = workspace.resolve()
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    return data_dir() / "checkpoints" / f"{resolved.name}-{digest}.git"
 
 
 def init(workspace: Path) -> str:
-    """A repository holding the fixture as its first commit; an existing one is kept."""
-    if (workspace / ".git").exists():
-        return _head(_repo(workspace))
-    repo = git.Repo.init(workspace, initial_branch="main")
-    repo.git.update_environment(**_ENV)
-    repo.git.add("-A")
-    repo.git.commit("--allow-empty", "-q", "-m", "fixture")
-    _give_back(workspace)
-    return _head(repo)
+    """A repository holding the workspace as its first commit; an existing one is kept."""
+    if repository(workspace).exists():
+        return _head(_git(workspace))
+    repository(workspace).parent.mkdir(parents=True, exist_ok=True)
+    runner = _git(workspace, must_exist=False)
+    runner.init("-q", "-b", "main")
+    runner.add("-A")
+    runner.commit("--allow-empty", "-q", "-m", "fixture")
+    return _head(runner)
 
 
 def checkpoint(workspace: Path, step: int, message: str) -> str:
     """Commit everything as step `step`. Idempotent: if HEAD already is that step's commit
     (a retry after a crash between commit and record), it is returned as is."""
-    repo = _repo(workspace)
-    head = repo.head.commit
-    if f"{STEP_TRAILER}: {step}" in head.message.splitlines():
-        return head.hexsha
-    repo.git.add("-A")
-    repo.git.commit("--allow-empty", "-q", "-m", f"step {step}: {message}\n\n{STEP_TRAILER}: {step}")
-    _give_back(workspace)
-    return _head(repo)
+    runner = _git(workspace)
+    if f"{STEP_TRAILER}: {step}" in runner.log("-1", "--format=%B").splitlines():
+        return _head(runner)
+    runner.add("-A")
+    runner.commit("--allow-empty", "-q", "-m", f"step {step}: {message}\n\n{STEP_TRAILER}: {step}")
+    return _head(runner)
 
 
 def rollback(workspace: Path, checkpoint_id: str) -> None:
     """Back to exactly the checkpoint: tracked files reset, everything else removed."""
-    repo = _repo(workspace)
+    runner = _git(workspace)
     try:
-        repo.git.reset("--hard", "-q", checkpoint_id)
-        repo.git.clean("-fdxq")
+        runner.reset("--hard", "-q", checkpoint_id)
+        runner.clean("-fdxq")
     except git.GitCommandError as error:
         raise CheckpointError(f"cannot roll back to {checkpoint_id[:12]}: {error.stderr.strip()}") from None
     _give_back(workspace)
@@ -72,25 +80,25 @@ def rollback(workspace: Path, checkpoint_id: str) -> None:
 
 def history(workspace: Path) -> list[tuple[str, str]]:
     """The checkpoints, newest first: (commit id, subject)."""
-    return [(commit.hexsha, commit.summary) for commit in _repo(workspace).iter_commits()]  # type: ignore[misc]
+    lines = _git(workspace).log("--format=%H %s").splitlines()
+    return [(line[:40], line[41:]) for line in lines]
 
 
-def _repo(workspace: Path) -> git.Repo:
-    try:
-        repo = git.Repo(workspace)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise CheckpointError(f"{workspace} has no checkpoint repository (was .git removed?)") from None
-    repo.git.update_environment(**_ENV)
-    return repo
+def _git(workspace: Path, must_exist: bool = True) -> git.Git:
+    if must_exist and not repository(workspace).exists():
+        raise CheckpointError(f"{workspace} has no checkpoint repository ({repository(workspace)})")
+    runner = git.Git(str(workspace))
+    runner.update_environment(GIT_DIR=str(repository(workspace)), GIT_WORK_TREE=str(workspace.resolve()), **_IDENTITY)
+    return runner
 
 
-def _head(repo: git.Repo) -> str:
-    return repo.head.commit.hexsha
+def _head(runner: git.Git) -> str:
+    return runner.rev_parse("HEAD").strip()
 
 
 def _give_back(workspace: Path) -> None:
-    """What git wrote as root goes back to the workspace's owner, so sandboxed commands (and
-    the agent's own git) can still write there."""
+    """What git wrote as root goes back to the workspace's owner, so sandboxed commands can
+    still write there."""
     owner = workspace.stat()
     if os.geteuid() != 0 or (owner.st_uid, owner.st_gid) == (0, 0):
         return

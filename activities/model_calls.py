@@ -22,8 +22,10 @@ from contracts import (
     CompileGoalRequest,
     GoalCompilation,
     GoalSpec,
+    Plan,
     PlanRequest,
     PlanResult,
+    Postcondition,
     ProposalRequest,
     ProposalResult,
 )
@@ -58,7 +60,23 @@ async def compile_goal(request: CompileGoalRequest) -> GoalCompilation:
 async def plan(request: PlanRequest) -> PlanResult:
     spec = request.goal_spec
     reply = await _attempt(lambda: build_provider(request.provider).draft_plan(spec.goal, spec.summary, tool_specs()))
-    return PlanResult(plan=reply.value, usage=reply.usage, failed_attempts=await attempt_usage.earlier_failures())
+    planned = with_acceptance(reply.value, spec.acceptance)
+    return PlanResult(plan=planned, usage=reply.usage, failed_attempts=await attempt_usage.earlier_failures())
+
+
+def with_acceptance(drafted: Plan, acceptance: list[Postcondition]) -> Plan:
+    """A drafted plan declares no postconditions (a model never decides how work is judged):
+    its last task in run order, which nothing depends on, gets the goal's acceptance, so the
+    plan ends only when the goal holds. Not every sink: a sink run earlier could not pass checks
+    that need a later task's work. A plan that declares its own (a script's) stays as it is."""
+    if not acceptance or any(task.postconditions for task in drafted.tasks):
+        return drafted
+    last = drafted.topological_order()[-1].id
+    tasks = [
+        task.model_copy(update={"postconditions": list(acceptance)}) if task.id == last else task
+        for task in drafted.tasks
+    ]
+    return drafted.model_copy(update={"tasks": tasks})
 
 
 @activity.defn

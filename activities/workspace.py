@@ -45,9 +45,9 @@ async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
 
 
 def _prepare(fixture: Path, target: Path) -> Path:
-    """Copy into a scratch directory and make the copy its first checkpoint, then rename: a
-    retry after a crash finds either no workspace or a complete one, never half a copy. An
-    existing workspace is kept, since the run that owns it may already have worked in it."""
+    """Copy into a scratch directory, then rename: a retry after a crash finds either no
+    workspace or a complete one, never half a copy. An existing workspace is kept, since the
+    run that owns it may already have worked in it. (Its first checkpoint is made after.)"""
     if target.is_dir():
         return target
     if not fixture.is_dir():
@@ -57,7 +57,6 @@ def _prepare(fixture: Path, target: Path) -> Path:
     shutil.copytree(fixture, scratch, ignore=functools.partial(_not_copied, fixture), symlinks=True)
     if os.geteuid() == 0:
         _chown_tree(scratch, *SANDBOX_OWNER)
-    checkpoints.init(scratch)
     try:
         scratch.rename(target)
     except OSError:

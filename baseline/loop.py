@@ -151,5 +151,7 @@ class BaselineLoop:
                     self._failed_attempts += Usage.model_validate(error.details[0])
                 if error.non_retryable or attempt >= self._attempts:
                     raise
+                # A server's own retry-after, when it gave one; else the fixed pause.
+                pause = error.next_retry_delay.total_seconds() if error.next_retry_delay else self._retry_delay_s
             attempt += 1
-            await asyncio.sleep(self._retry_delay_s)
+            await asyncio.sleep(pause)

@@ -23,6 +23,10 @@ from experiments.catalog import TASKS_DIR, TaskError, list_tasks, load_task
 def test_list_tasks_returns_shipped_tasks_sorted() -> None:
     assert [task.spec.id for task in list_tasks()] == [
         "bugfix-median",
+        "config-migration",
+        "dependent-subtasks",
+        "feature-slugify",
+        "long-horizon",
         "offboard-employee",
         "refund-duplicate-charge",
         "refund-needs-approval",

@@ -56,7 +56,7 @@ def test_rollback_restores_exactly_the_checkpoint(workspace: Path) -> None:
     (workspace / ".pytest_cache").mkdir()
     checkpoints.rollback(workspace, start)
     assert (workspace / "a.txt").read_text() == "one\n"
-    assert sorted(p.name for p in workspace.iterdir()) == [".git", "a.txt"]
+    assert sorted(p.name for p in workspace.iterdir()) == ["a.txt"]
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="ownership is handed back only by a root worker")
@@ -71,7 +71,7 @@ def test_what_git_writes_goes_back_to_the_workspace_owner(workspace: Path) -> No
 
 def test_a_removed_repository_is_a_clear_error(workspace: Path) -> None:
     start = checkpoints.init(workspace)
-    shutil.rmtree(workspace / ".git")
+    shutil.rmtree(checkpoints.repository(workspace))
     with pytest.raises(checkpoints.CheckpointError, match="no checkpoint repository"):
         checkpoints.rollback(workspace, start)
 

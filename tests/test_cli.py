@@ -85,6 +85,10 @@ def test_tasks_lists_ids_first() -> None:
     ids = [line.split("\t")[0] for line in result.stdout.splitlines()]
     assert ids == [
         "bugfix-median",
+        "config-migration",
+        "dependent-subtasks",
+        "feature-slugify",
+        "long-horizon",
         "offboard-employee",
         "refund-duplicate-charge",
         "refund-needs-approval",

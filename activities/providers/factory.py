@@ -19,4 +19,11 @@ def _base(config: ProviderConfig) -> ModelProvider:
         if not config.script_path:
             raise ScriptError("the scripted provider needs a script_path")
         return ScriptedProvider(config.script_path)
+    if config.kind == "openai":
+        if not config.model:
+            raise ProviderError("the openai provider needs a model")
+        # Imported on first use: the SDK takes ~0.4 s to import, a cost only its runs should pay.
+        from activities.providers.openai_provider import OpenAIProvider
+
+        return OpenAIProvider(config)
     raise ProviderError(f"unknown provider kind {config.kind!r}")

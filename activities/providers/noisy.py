@@ -85,12 +85,12 @@ class NoisyProvider:
             if rolls[transient] < getattr(self._noise, transient):
                 await self._record(request, attempt, transient)
                 spent = Usage(model_calls=1, latency_ms=(time.perf_counter() - started) * 1000, provider="noisy")
-                error = ProviderUnavailable(
-                    f"injected {'429 Too Many Requests' if transient == 'rate_limit' else 'timeout'}", usage=spent
+                limited = transient == "rate_limit"
+                raise ProviderUnavailable(
+                    f"injected {'429 Too Many Requests' if limited else 'timeout'}",
+                    usage=spent,
+                    retry_after_s=0.5 if limited else None,
                 )
-                if transient == "rate_limit":
-                    error.retry_after_s = 0.5  # type: ignore[attr-defined]
-                raise error
         result = await self._inner.propose(request, tools)
         for fault in CONTENT_FAULTS:
             if rolls[fault] < getattr(self._noise, fault):

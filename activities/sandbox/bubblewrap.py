@@ -69,7 +69,9 @@ class BubblewrapSandbox:
             argv += ["--unshare-all"]
         # Private /proc, /dev and /tmp first: a later bind under /tmp (a checkout in /tmp,
         # its virtual environment) must land on top of the tmpfs, not be hidden by it.
-        argv += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        # /tmp sticky and world-writable, as on any system: the command may run as nobody.
+        argv += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev"]
+        argv += ["--perms", "1777", "--tmpfs", "/tmp"]
         argv += ["--ro-bind", "/usr", "/usr"]
         for directory in _SYSTEM_DIRS:
             argv += _system_dir(directory)

@@ -20,4 +20,6 @@ def command_environment(home: str) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
+        # A task's tests run with its own pytest configuration, not the lab's plugins.
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }

@@ -1,0 +1,1 @@
+"""A small web service: its settings and startup helpers."""

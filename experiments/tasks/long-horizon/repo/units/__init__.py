@@ -1,0 +1,1 @@
+"""Unit conversions and formatting: one module per kind of quantity."""
