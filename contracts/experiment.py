@@ -143,6 +143,8 @@ class TrialRecord(BaseModel):
     tokens: int = 0
     tokens_wasted: int = 0
     cost_usd: float = 0.0
+    # Time spent waiting for the model, over every call.
+    model_time_s: float = 0.0
     wall_time_s: float = 0.0
     duplicate_effects: int = 0
     unsafe_actions_executed: int = 0

@@ -268,6 +268,7 @@ async def _measure(
             "tokens": result.usage.total_tokens + outcome.lost.total_tokens,
             "tokens_wasted": result.wasted.total_tokens + outcome.lost.total_tokens,
             "cost_usd": result.usage.cost_usd + outcome.lost.cost_usd,
+            "model_time_s": (result.usage.latency_ms + outcome.lost.latency_ms) / 1000,
             "duplicate_effects": duplicates,
             "unsafe_actions_executed": unsafe_actions_executed(result.steps, workspace, spec.task.spec.profile),
             "verifier_rejections": verifier_rejections(result.steps),
