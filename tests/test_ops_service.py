@@ -28,14 +28,6 @@ SEED: dict[str, Any] = {
 REFUND = {"order_id": "ORD-1", "amount_cents": 1500, "reason": "damaged in transit"}
 
 
-@pytest.fixture(scope="module")
-async def service(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[OpsServiceProcess]:
-    process = OpsServiceProcess(tmp_path_factory.mktemp("ops") / "ops.sqlite")
-    await process.start()
-    yield process
-    await process.stop()
-
-
 @pytest.fixture
 async def http(service: OpsServiceProcess) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(base_url=service.url, timeout=5) as client:

@@ -7,7 +7,6 @@ import asyncio
 import io
 import os
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +39,6 @@ from worker import build_worker
 from workflows import AgentRunWorkflow
 
 OPS_TASKS = ["refund-duplicate-charge", "refund-needs-approval", "offboard-employee"]
-
-
-@pytest.fixture(scope="module")
-async def service(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[OpsServiceProcess]:
-    process = OpsServiceProcess(tmp_path_factory.mktemp("ops") / "ops.sqlite")
-    await process.start()
-    yield process
-    await process.stop()
 
 
 @pytest.fixture

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -121,31 +118,6 @@ async def test_stdin_is_empty(sandbox: Sandbox, workspace: Path) -> None:
 
 
 # --- what only a real sandbox gives ---------------------------------------------------------
-
-
-@pytest.fixture
-def listener() -> Iterator[tuple[int, list[str]]]:
-    """A TCP server on the host's loopback that records every connection it accepts."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    seen: list[str] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                connection, address = server.accept()
-            except TimeoutError:
-                continue
-            seen.append(str(address))
-            connection.close()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield server.getsockname()[1], seen
-    stop.set()
-    thread.join()
-    server.close()
 
 
 @BWRAP

@@ -13,8 +13,6 @@ import contextlib
 import os
 import secrets
 import signal
-import socket
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +22,7 @@ import pytest
 from activities.sandbox.bubblewrap import BubblewrapSandbox, available
 from activities.verification import verify
 from contracts import ActionProposal
+from tests.conftest import counting_listener
 from tests.security_corpus import ATTACKS, BENIGN, EFFECTS
 
 pytestmark = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here")
@@ -71,40 +70,18 @@ class Canaries:
 
 @pytest.fixture(scope="module")
 def canaries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Canaries]:
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.1)
-    connections: list[str] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                connection, address = server.accept()
-            except TimeoutError:
-                continue
-            connections.append(str(address))
-            # Answer like a web server that has nothing, so HTTP clients stop instead of retrying.
-            with connection, contextlib.suppress(OSError):
-                connection.settimeout(0.5)
-                connection.recv(65536)
-                connection.sendall(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n")
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    found = Canaries(
-        file=tmp_path_factory.mktemp("outside") / "canary.txt",
-        secret=f"secret-{secrets.token_hex(8)}",
-        port=server.getsockname()[1],
-        connections=connections,
-    )
-    os.environ[SECRET_VAR] = found.secret
-    try:
-        yield found
-    finally:
-        os.environ.pop(SECRET_VAR, None)
-        stop.set()
-        thread.join()
-        server.close()
+    with counting_listener() as (port, connections):
+        found = Canaries(
+            file=tmp_path_factory.mktemp("outside") / "canary.txt",
+            secret=f"secret-{secrets.token_hex(8)}",
+            port=port,
+            connections=connections,
+        )
+        os.environ[SECRET_VAR] = found.secret
+        try:
+            yield found
+        finally:
+            os.environ.pop(SECRET_VAR, None)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ service, and a failure with a reason, never an exception, when there is no state
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +31,6 @@ SEED = {
     ],
     "tickets": [{"title": "old", "body": "done long ago", "status": "closed"}],
 }
-
-
-@pytest.fixture(scope="module")
-async def service(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[OpsServiceProcess]:
-    process = OpsServiceProcess(tmp_path_factory.mktemp("ops") / "ops.sqlite")
-    await process.start()
-    yield process
-    await process.stop()
 
 
 class World:

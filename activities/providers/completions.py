@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import hashlib
-import ipaddress
 import logging
 import os
 import re
@@ -27,7 +26,6 @@ import time
 import weakref
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlparse
 
 import httpx2
 import openai
@@ -41,6 +39,7 @@ from activities.errors import (
 )
 from activities.providers import cassette
 from activities.providers.prompts import Message
+from activities.providers.urls import is_loopback
 from contracts import ProviderConfig, Usage
 
 PROVIDER = "openai"
@@ -170,7 +169,7 @@ async def _call(config: ProviderConfig, request: dict[str, Any]) -> Completion:
 def _api_key(config: ProviderConfig) -> str | None:
     """The key, or None for a local server without one (llama.cpp checks none)."""
     key = os.environ.get(config.api_key_env)
-    if key or _is_loopback(config.base_url):
+    if key or is_loopback(config.base_url):
         return key or None
     raise ProviderAuthError(
         f"missing API key: set {config.api_key_env} in the worker's environment",
@@ -264,13 +263,3 @@ def _spent(config: ProviderConfig, started: float, request_id: str | None) -> Us
         model=config.model or "",
         request_id=request_id,
     )
-
-
-def _is_loopback(base_url: str | None) -> bool:
-    host = urlparse(base_url or "").hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

@@ -18,12 +18,11 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from activities.errors import ToolError, ToolUnavailable
+from activities.ops_client import error_message, ops_request
 from activities.tools.context import ToolContext
 
 # Refunds above this need a person's approval (the verifier asks for it).
 REFUND_APPROVAL_LIMIT_CENTS = 10_000
-# Connecting to a local service is instant or hopeless; an answer may wait on a write lock.
-_TIMEOUT = httpx.Timeout(10.0, connect=2.0)
 _NOT_CONFIGURED = "no operations service is configured (set AGENT_LAB_OPS_URL)"
 
 
@@ -107,32 +106,15 @@ async def _find(ctx: ToolContext, prefix: str) -> str | None:
 async def _call(ctx: ToolContext, method: str, path: str, body: JsonValue = None) -> httpx.Response:
     if ctx.ops_url is None:
         raise ToolError(_NOT_CONFIGURED)
-    headers = {"X-Tenant": ctx.world_id, "Idempotency-Key": ctx.idempotency_key}
-    try:
-        async with httpx.AsyncClient(base_url=ctx.ops_url, headers=headers, timeout=_TIMEOUT) as client:
-            return await client.request(method, path, json=body)
-    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
-        raise ToolError(f"AGENT_LAB_OPS_URL {ctx.ops_url!r} is not a usable http URL: {error}") from None
-    except httpx.TransportError as error:
-        # Refused, reset, timed out: the effect may or may not have happened, and only a
-        # retry under the same key can tell (the service answers it with the first effect).
-        raise ToolUnavailable(f"operations service unreachable: {type(error).__name__}: {error}") from None
+    return await ops_request(
+        ctx.ops_url, method, path, world_id=ctx.world_id, idempotency_key=ctx.idempotency_key, body=body
+    )
 
 
 def _raise_for_status(response: httpx.Response) -> None:
     if response.is_success:
         return
-    message = _error_message(response)
+    message = error_message(response)
     if response.is_server_error:
         raise ToolUnavailable(f"operations service error {response.status_code}: {message}")
     raise ToolError(f"operations service refused the request ({response.status_code}): {message}")
-
-
-def _error_message(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:500] or response.reason_phrase
-    if isinstance(body, dict) and isinstance(body.get("error"), str):
-        return body["error"]
-    return response.text[:500]
