@@ -7,7 +7,9 @@ activity boundary as typed ApplicationErrors (see activities.errors).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
 from temporalio import activity
@@ -17,6 +19,7 @@ from activities.errors import ProviderError, to_application_error
 from activities.faults import FaultPoint
 from activities.heartbeat import heartbeating
 from activities.providers.factory import build_provider
+from activities.tools.files import workspace_files
 from activities.tools.registry import tool_specs
 from contracts import (
     CompileGoalRequest,
@@ -81,6 +84,9 @@ def with_acceptance(drafted: Plan, acceptance: list[Postcondition]) -> Plan:
 
 @activity.defn
 async def propose_action(request: ProposalRequest) -> ProposalResult:
+    if request.workspace and not request.workspace_files:
+        listing = await asyncio.to_thread(workspace_files, Path(request.workspace))
+        request = request.model_copy(update={"workspace_files": listing})
     result = await _attempt(lambda: build_provider(request.provider).propose(request, tool_specs()))
     # A crash here loses an answer already paid for: the retry pays again.
     await faults.reach(FaultPoint.MODEL_CALL, run_id=request.run_id, step=request.step)

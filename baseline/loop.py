@@ -58,6 +58,7 @@ class BaselineLoop:
                 provider=request.provider,
                 goal=request.goal,
                 history=conversation.turns,
+                workspace=workspace,
                 run_id=request.run_id,
                 step=step,
             )

@@ -101,6 +101,10 @@ class ProposalRequest(BaseModel):
     goal: str
     task: PlanTask | None = None
     history: list[Turn] = Field(default_factory=list)
+    # The workspace the run acts in; its file list is shown to the model (filled in by the
+    # activity, which may read the disk).
+    workspace: str = ""
+    workspace_files: list[str] = Field(default_factory=list)
     # Which call this is, for fault injection and records; not shown to the model.
     run_id: str = ""
     step: int = 0

@@ -297,6 +297,7 @@ class AgentRunWorkflow:
                 goal=request.goal,
                 task=task,
                 history=self._log.turns,
+                workspace=self._workspace,
                 run_id=workflow.info().workflow_id,
                 step=self._step,
             )

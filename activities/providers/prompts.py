@@ -20,6 +20,8 @@ Message = dict[str, str]
 FEEDBACK_LIMIT = 1500
 OLD_FEEDBACK_LIMIT = 300
 RECENT_TURNS = 4
+# Files listed in the first message; a small model's context is short.
+FILES_SHOWN = 60
 ANSWER_LIMIT = 1000
 # Joins what was wrong with an unusable answer and the answer itself, in `invalid_output`; the
 # runtimes feed it back verbatim, and `proposal_messages` splits it again.
@@ -109,6 +111,16 @@ def clip(text: str, limit: int) -> str:
 
 def _assignment(request: ProposalRequest) -> str:
     parts = [f"Goal:\n{request.goal.strip()}"]
+    if request.workspace_files:
+        shown = request.workspace_files[:FILES_SHOWN]
+        more = (
+            f"\n(and {len(request.workspace_files) - FILES_SHOWN} more)"
+            if len(request.workspace_files) > FILES_SHOWN
+            else ""
+        )
+        parts.append(
+            "Files in your workspace (use these paths, relative to the workspace root):\n" + "\n".join(shown) + more
+        )
     task = request.task
     if task is None:
         parts.append("Work on the whole goal; answer finish when it is achieved.")

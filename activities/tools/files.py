@@ -82,21 +82,23 @@ async def list_files(ctx: ToolContext, args: ListFilesArgs) -> str:
     root = resolve_in_workspace(ctx.workspace, args.path)
     if not root.is_dir():
         raise ToolError(f"not a directory: {args.path}")
-    base = ctx.workspace.resolve()
-
-    def walk() -> list[str]:
-        found: list[str] = []
-        for path in sorted(root.rglob("*")):
-            relative = path.relative_to(base)
-            if _HIDDEN_DIRS.intersection(relative.parts) or not path.is_file():
-                continue
-            found.append(relative.as_posix())
-        return found
-
-    files = await asyncio.to_thread(walk)
+    files = await asyncio.to_thread(workspace_files, ctx.workspace, root)
     shown = files[:_MAX_LISTED]
     more = f"\n... and {len(files) - _MAX_LISTED} more" if len(files) > _MAX_LISTED else ""
     return "\n".join(shown) + more if shown else "(no files)"
+
+
+def workspace_files(workspace: Path, under: Path | None = None) -> list[str]:
+    """The workspace's files under `under` (default: all), as sorted relative POSIX paths,
+    without machinery (.git, caches). Blocking."""
+    base = workspace.resolve()
+    found: list[str] = []
+    for path in sorted((under or base).rglob("*")):
+        relative = path.relative_to(base)
+        if _HIDDEN_DIRS.intersection(relative.parts) or not path.is_file():
+            continue
+        found.append(relative.as_posix())
+    return found
 
 
 def _write_text(workspace: Path, target: Path, text: str, shown_as: str) -> None:
