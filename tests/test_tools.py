@@ -208,3 +208,16 @@ def test_truncate_keeps_head_and_tail() -> None:
     assert cut.endswith(text[-tail:])
     assert f"[{1000 - head - tail} characters omitted]" in cut
     assert len(cut) < 200
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"), [("/workspace/a.txt", "a.txt"), ("/workspace", "."), ("/workspace/./d/../a.txt", "a.txt")]
+)
+def test_the_sandbox_name_of_the_workspace_is_the_workspace(workspace: Path, path: str, expected: str) -> None:
+    assert resolve_in_workspace(workspace, path) == (workspace / expected).resolve()
+
+
+@pytest.mark.parametrize("path", ["/workspace/../etc/passwd", "/workspaces/x", "/workspace2/a", "/work/space"])
+def test_only_the_workspace_itself_is_aliased(workspace: Path, path: str) -> None:
+    with pytest.raises(PathOutsideWorkspace):
+        resolve_in_workspace(workspace, path)
