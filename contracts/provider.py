@@ -36,6 +36,9 @@ class NoiseConfig(BaseModel):
     rate_limit: float = Field(default=0.0, ge=0, le=1)
     timeout: float = Field(default=0.0, ge=0, le=1)
     latency_s: float = Field(default=0.0, ge=0)
+    # If no fault has been injected into a run by this step, inject one there (a content
+    # fault, chosen by the seed): an experiment's noisy trial never goes without a fault.
+    ensure_by_step: int | None = Field(default=None, ge=1)
 
 
 class ProviderConfig(BaseModel):

@@ -89,3 +89,13 @@ async def test_each_content_fault_reaches_the_boundary_it_tests(bugfix_task: Tas
     assert result.proposal is not None
     verdict = verify(bugfix_task.fixture_dir, result.proposal)
     assert verdict.decision == "reject", verdict
+
+
+async def test_a_run_gets_a_fault_by_the_step_it_is_promised(bugfix_task: Task) -> None:
+    provider = NoisyProvider(ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(seed=5, ensure_by_step=2))
+    for index in range(20):
+        run_id = f"promised-{index}-{uuid.uuid4().hex[:6]}"
+        for step in (1, 2, 3):
+            await provider.propose(asking(bugfix_task, run_id, step), tool_specs())
+        faults = read_injected(run_id)
+        assert [fault.step for fault in faults] == [2]  # no rates: exactly the promised one

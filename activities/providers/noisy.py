@@ -96,6 +96,11 @@ class NoisyProvider:
             if rolls[fault] < getattr(self._noise, fault):
                 await self._record(request, attempt, fault)
                 return _corrupt(result, fault, tools)
+        due = self._noise.ensure_by_step
+        if due is not None and request.step >= due and not await asyncio.to_thread(read_injected, request.run_id):
+            fault = CONTENT_FAULTS[min(int(rolls["malformed_json"] * len(CONTENT_FAULTS)), len(CONTENT_FAULTS) - 1)]
+            await self._record(request, attempt, fault)
+            return _corrupt(result, fault, tools)
         return result
 
     async def _record(self, request: ProposalRequest, attempt: int, fault: str) -> None:
