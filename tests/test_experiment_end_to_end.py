@@ -1,5 +1,5 @@
 """A small experiment end to end, with real processes: a clean scenario, a kill after a side
-effect, and a fault that cannot fire (which makes its trials invalid, as the report says)."""
+effect, a tool call that times out once, and a fault that cannot fire (which makes its trials invalid, as the report says)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ async def test_a_small_experiment(data_dir: Path) -> None:
         scenarios=[
             FaultScenario(name="none"),
             FaultScenario(name="kill-after-effect", kind=FaultKind.KILL, point="after_effect", tool="issue_refund"),
+            # The refund times out once (before acting); both runtimes must try it again.
+            FaultScenario(
+                name="refund-times-out", kind=FaultKind.TOOL_TIMEOUT, point="tool_execution", tool="issue_refund"
+            ),
             # The task has 3 steps: a kill at step 40 never fires.
             FaultScenario(name="never", kind=FaultKind.KILL, point="model_call", step=40),
         ],
@@ -36,7 +40,7 @@ async def test_a_small_experiment(data_dir: Path) -> None:
         assert (directory / name).is_file(), name
     lines = (directory / "trials.jsonl").read_text().splitlines()
     trials = {(t.runtime, t.scenario): t for t in map(TrialRecord.model_validate_json, lines)}
-    assert len(trials) == 6 and all(t.infrastructure_error is None for t in trials.values())
+    assert len(trials) == 8 and all(t.infrastructure_error is None for t in trials.values())
 
     clean = trials[("durable", "none")], trials[("baseline", "none")]
     assert all(t.success and t.valid and t.duplicate_effects == 0 for t in clean)
@@ -50,6 +54,10 @@ async def test_a_small_experiment(data_dir: Path) -> None:
     assert durable.recovery_time_s is not None and durable.recovery_time_s > 0
     assert not baseline.success and baseline.duplicate_effects == 1
     assert len(baseline.run_ids) == 2
+
+    timed_out = trials[("durable", "refund-times-out")], trials[("baseline", "refund-times-out")]
+    assert all(t.valid and t.faults_fired == ["tool_timeout"] for t in timed_out)
+    assert all(t.success and t.duplicate_effects == 0 and t.tokens_wasted > 0 for t in timed_out)
 
     never = trials[("durable", "never")], trials[("baseline", "never")]
     assert all(not t.valid and "did not fire: kill" in t.invalid_reason for t in never)

@@ -32,6 +32,7 @@ class StepLog:
         verdict: Verdict | None = None,
         result: str = "",
         postconditions: str = "",
+        tool_failed: bool = False,
     ) -> StepRecord:
         """`said` is the feedback the model gets; for a rejection it is also the reason."""
         record = StepRecord(
@@ -46,5 +47,7 @@ class StepLog:
             usage=usage,
         )
         self.steps.append(record)
-        self.turns.append(Turn(step=step, proposal=proposal, outcome=outcome, feedback=said))
+        self.turns.append(
+            Turn(step=step, proposal=proposal, outcome=outcome, feedback=said, tool_failed=tool_failed)
+        )
         return record

@@ -101,11 +101,12 @@ class ScriptedProvider:
 
 def script_position(actions: list[ActionProposal], history: list[Turn]) -> int:
     """How far the script has got: the turns that were its own proposals, in order. A turn the
-    script did not propose (a fault injected in its place) does not move it on, so the script
-    proposes its step again, as a model would after a glitch."""
+    script did not propose (a fault injected in its place), or one whose tool failed (an error
+    or a timeout), does not move it on, so the script proposes its step again, as a model
+    would after a glitch."""
     position = 0
     for turn in history:
-        if position < len(actions) and turn.proposal == actions[position]:
+        if position < len(actions) and turn.proposal == actions[position] and not turn.tool_failed:
             position += 1
     return position
 
