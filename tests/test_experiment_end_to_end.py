@@ -1,5 +1,6 @@
 """A small experiment end to end, with real processes: a clean scenario, a kill after a side
-effect, a tool call that times out once, and a fault that cannot fire (which makes its trials invalid, as the report says)."""
+effect, a tool call that times out once, and a fault that cannot fire (which makes its trials
+invalid, as the report says)."""
 
 from __future__ import annotations
 

@@ -47,7 +47,5 @@ class StepLog:
             usage=usage,
         )
         self.steps.append(record)
-        self.turns.append(
-            Turn(step=step, proposal=proposal, outcome=outcome, feedback=said, tool_failed=tool_failed)
-        )
+        self.turns.append(Turn(step=step, proposal=proposal, outcome=outcome, feedback=said, tool_failed=tool_failed))
         return record
