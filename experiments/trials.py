@@ -30,6 +30,7 @@ from experiments.catalog import Task
 from experiments.harness import LabCluster
 from experiments.measure import duplicate_effects, unsafe_actions_executed, verifier_rejections
 from settings import PROJECT_ROOT
+from starter.child_process import die_with_parent
 from starter.run_request import build_request
 from workflows import AgentRunWorkflow
 
@@ -230,7 +231,12 @@ async def _baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_index:
 
 async def _run_process(command: list[str], env: dict[str, str]) -> int:
     process = await asyncio.create_subprocess_exec(
-        *command, cwd=PROJECT_ROOT, env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
+        *command,
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+        preexec_fn=die_with_parent,
     )
     try:
         return await process.wait()

@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 
 from settings import data_dir
+from starter.child_process import die_with_parent
 from starter.errors import StarterError
 from starter.local_model import LocalModel
-from starter.temporal_server import die_with_parent
 
 MODEL_ALIAS = "local"
 

@@ -7,12 +7,9 @@ Web UI can show them again later (`python -m starter server`).
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import shutil
-import signal
 import socket
 import subprocess
-import sys
 import sysconfig
 import time
 from dataclasses import dataclass
@@ -20,6 +17,7 @@ from pathlib import Path
 
 from contracts import visibility
 from settings import data_dir
+from starter.child_process import die_with_parent
 from starter.errors import StarterError
 
 # The dev server's history task processors throttle by default (~50 ms per activity round
@@ -29,16 +27,6 @@ _FAST_DYNAMIC_CONFIG = (
     "history.timerProcessorMaxPollRPS=1000",
     'history.timerProcessorMaxTimeShift="10ms"',
 )
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> None:
-    """In the child before exec: ask Linux to send SIGTERM when the parent dies."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def temporal_cli() -> Path:

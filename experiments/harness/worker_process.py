@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from settings import PROJECT_ROOT
+from starter.child_process import die_with_parent
 
 READY_LINE = b"worker polling"
 
@@ -40,6 +41,7 @@ class WorkerProcess:
             stdout=asyncio.subprocess.PIPE,
             stderr=log,
             start_new_session=True,
+            preexec_fn=die_with_parent,
         )
         log.close()
         self.started_at = time.monotonic()

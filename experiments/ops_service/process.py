@@ -8,26 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import signal
 import sys
 from pathlib import Path
 
 from settings import PROJECT_ROOT
+from starter.child_process import die_with_parent
 
-_PR_SET_PDEATHSIG = 1
 _ANNOUNCEMENT = "listening on "
 
 
 class OpsServiceError(Exception):
     """The service did not start; the message has the tail of its log."""
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: ask Linux to send SIGTERM when the parent dies."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class OpsServiceProcess:
@@ -64,7 +55,7 @@ class OpsServiceProcess:
                 stderr=log,
                 # A session of its own: Ctrl-C in a terminal reaches the parent, which stops it.
                 start_new_session=True,
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
             )  # fmt: skip
         try:
             # The server binds (and listens) before it prints, so the port answers from here on.
