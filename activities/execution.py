@@ -108,7 +108,8 @@ async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult
                 raise ToolUnavailable(f"{tool.name}: injected transient error")
             if injected == "timeout":
                 text = "timed out (injected)"
-                return base.model_copy(update={"error": text, "timed_out": True, "duration_ms": _since(started)})
+                update = {"error": text, "timed_out": True, "fault_injected": True, "duration_ms": _since(started)}
+                return base.model_copy(update=update)
             outcome = await tool.run(ctx, arguments)
     except ToolUnavailable:
         raise  # not a result: the activity is retried under the same key

@@ -111,7 +111,7 @@ class BaselineLoop:
                 usage=spent,
                 said=feedback.after_tool(result, None),
                 result=result.summary(),
-                tool_failed=not result.ok,
+                fault_injected=result.fault_injected,
             )
             self._on_step(record)
 

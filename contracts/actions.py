@@ -112,6 +112,9 @@ class ToolResult(BaseModel):
     # (`replayed`), or found in the target system by the tool's probe (`recovered`).
     replayed: bool = False
     recovered: bool = False
+    # The failure was the lab's own, injected by an experiment's fault plan (a tool timeout),
+    # not the tool's: the record says so, so that no one mistakes it for the tool's behaviour.
+    fault_injected: bool = False
 
     def summary(self) -> str:
         if self.timed_out:

@@ -78,9 +78,9 @@ class Turn(BaseModel):
     proposal: ActionProposal | None
     outcome: Literal["committed", "rejected"]
     feedback: str
-    # Allowed and run, but the tool itself failed (an error or a timeout): the same proposal
-    # may well succeed if made again, unlike one the verifier or a person turned down.
-    tool_failed: bool = False
+    # The step failed by a fault the lab injected (a tool timeout). Providers never show it to
+    # a model; the scripted oracle proposes the step again, as a model would after a glitch.
+    fault_injected: bool = False
 
 
 class CompileGoalRequest(BaseModel):

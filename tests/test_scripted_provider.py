@@ -102,16 +102,16 @@ async def test_a_turn_the_script_did_not_propose_does_not_move_it_on(rename_task
     assert after_glitches.proposal == clean.proposal
 
 
-async def test_a_step_whose_tool_failed_is_proposed_again(rename_task: Task) -> None:
+async def test_a_step_failed_by_an_injected_fault_is_proposed_again(rename_task: Task) -> None:
     provider = ScriptedProvider(str(rename_task.script_path))
     task = PlanTask(id="update-callers", title="Update callers")
     done = request(rename_task.script_path, task=task, turns=2)
-    failed = done.history[-1].model_copy(update={"outcome": "rejected", "tool_failed": True})
+    failed = done.history[-1].model_copy(update={"outcome": "rejected", "fault_injected": True})
     retry = done.model_copy(update={"history": [*done.history[:-1], failed]})
     after_failure = await provider.propose(retry, [])
     second = await provider.propose(request(rename_task.script_path, task=task, turns=1), [])
     assert after_failure.proposal == second.proposal == done.history[-1].proposal
-    # Turned down by the verifier or a person instead: the script moves on.
+    # Failed on its own, or turned down by the verifier or a person: the script goes on.
     refused = done.history[-1].model_copy(update={"outcome": "rejected"})
     moved_on = await provider.propose(done.model_copy(update={"history": [*done.history[:-1], refused]}), [])
     assert moved_on.proposal == (await provider.propose(done, [])).proposal

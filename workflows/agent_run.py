@@ -456,7 +456,7 @@ class AgentRunWorkflow:
             verdict=verdict,
             result=result.summary() if result else "",
             postconditions=check.summary() if check else "",
-            tool_failed=result is not None and not result.ok,
+            fault_injected=result is not None and result.fault_injected,
         )
 
     async def _continue_as_new(

@@ -32,7 +32,7 @@ class StepLog:
         verdict: Verdict | None = None,
         result: str = "",
         postconditions: str = "",
-        tool_failed: bool = False,
+        fault_injected: bool = False,
     ) -> StepRecord:
         """`said` is the feedback the model gets; for a rejection it is also the reason."""
         record = StepRecord(
@@ -47,5 +47,7 @@ class StepLog:
             usage=usage,
         )
         self.steps.append(record)
-        self.turns.append(Turn(step=step, proposal=proposal, outcome=outcome, feedback=said, tool_failed=tool_failed))
+        self.turns.append(
+            Turn(step=step, proposal=proposal, outcome=outcome, feedback=said, fault_injected=fault_injected)
+        )
         return record

@@ -101,12 +101,13 @@ class ScriptedProvider:
 
 def script_position(actions: list[ActionProposal], history: list[Turn]) -> int:
     """How far the script has got: the turns that were its own proposals, in order. A turn the
-    script did not propose (a fault injected in its place), or one whose tool failed (an error
-    or a timeout), does not move it on, so the script proposes its step again, as a model
-    would after a glitch."""
+    script did not propose (a fault injected in its place), or one of its own that failed by an
+    injected fault (a tool timeout), does not move it on, so the script proposes its step
+    again, as a model would after a glitch. A step that fails on its own counts as done: the
+    script goes on as written."""
     position = 0
     for turn in history:
-        if position < len(actions) and turn.proposal == actions[position] and not turn.tool_failed:
+        if position < len(actions) and turn.proposal == actions[position] and not turn.fault_injected:
             position += 1
     return position
 
