@@ -59,6 +59,9 @@ class ProviderConfig(BaseModel):
     structured_output: Literal["json_schema", "json_object"] = "json_schema"
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_output_tokens: int = Field(default=512, gt=0)
+    # The model's context window, when it is small (a local model): a proposal's prompt is cut
+    # to leave room for the answer, the oldest turns first. None: the prompt is sent whole.
+    context_tokens: int | None = Field(default=None, gt=0)
     timeout_s: float = Field(default=120.0, gt=0)
     price: Price = Field(default_factory=Price)
     # A local model file's sha256, recorded with every run that used it.

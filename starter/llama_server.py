@@ -23,8 +23,14 @@ from starter.local_model import LocalModel
 MODEL_ALIAS = "local"
 
 
+# The context the local server gives its model; prompts are cut to fit it.
+LOCAL_CONTEXT_TOKENS = 4096
+
+
 @contextlib.asynccontextmanager
-async def llama_server(model: LocalModel, *, context: int = 4096, threads: int = 2) -> AsyncIterator[str]:
+async def llama_server(
+    model: LocalModel, *, context: int = LOCAL_CONTEXT_TOKENS, threads: int = 2
+) -> AsyncIterator[str]:
     """Yields the server's OpenAI-compatible base URL while it runs."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise StarterError(

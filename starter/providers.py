@@ -19,7 +19,7 @@ from activities.providers.urls import is_loopback
 from contracts import ProviderConfig
 from experiments.catalog import Task
 from starter.errors import StarterError
-from starter.llama_server import MODEL_ALIAS, llama_server
+from starter.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS, llama_server
 from starter.local_model import LocalModel, resolve_model
 
 ProviderKind = Literal["scripted", "openai", "local"]
@@ -79,6 +79,7 @@ async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[Prov
             structured_output="json_object",
             model_sha256=local.sha256,
             seed=choice.seed,
+            context_tokens=LOCAL_CONTEXT_TOKENS,
         )
 
 

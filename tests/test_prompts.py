@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from activities import model_calls
-from activities.providers.prompts import proposal_messages
+from activities.providers.prompts import CHARS_PER_TOKEN, TEMPLATE_MARGIN_TOKENS, proposal_messages
 from activities.tools.registry import tool_specs
-from contracts import ProposalRequest, ProposalResult, ProviderConfig, ToolSpec, Usage
+from contracts import ActionProposal, ProposalRequest, ProposalResult, ProviderConfig, ToolSpec, Turn, Usage
 
 
 def test_the_first_message_lists_the_workspace_files() -> None:
@@ -35,3 +35,43 @@ async def test_the_activity_fills_in_the_listing(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(model_calls, "build_provider", lambda config: Recorder())
     await model_calls.propose_action(ProposalRequest(provider=ProviderConfig(), goal="g", workspace=str(tmp_path)))
     assert seen[0].workspace_files == ["pkg/stats.py"]
+
+
+def long_run(turns: int, **provider: object) -> ProposalRequest:
+    """A run `turns` steps in, each step with a long tool output."""
+    output = "\n".join(f"line {n}: " + "x" * 60 for n in range(200))
+    history = [
+        Turn(
+            step=step,
+            proposal=ActionProposal(tool="read_file", arguments={"path": f"f{step}.py"}),
+            outcome="committed",
+            feedback=output,
+        )
+        for step in range(1, turns + 1)
+    ]
+    return ProposalRequest(provider=ProviderConfig(**provider), goal="fix it", history=history)
+
+
+def test_a_prompt_is_cut_to_fit_the_context_oldest_turns_first() -> None:
+    config = {"context_tokens": 4096, "max_output_tokens": 256}
+    messages = proposal_messages(long_run(20, **config), tool_specs())
+    characters = sum(len(m["content"]) for m in messages)
+    assert characters <= (4096 - 256 - TEMPLATE_MARGIN_TOKENS) * CHARS_PER_TOKEN
+    # The newest turns stay; the oldest go, and the model is told so.
+    assert "Step 20," in messages[-1]["content"]
+    assert not any("Step 1," in m["content"] for m in messages)
+    left_out = 20 - (len(messages) - 2) // 2
+    assert left_out > 0 and f"({left_out} earlier steps are left out" in messages[1]["content"]
+
+
+def test_without_a_context_window_nothing_is_left_out() -> None:
+    messages = proposal_messages(long_run(20), tool_specs())
+    assert len(messages) == 2 + 2 * 20
+    assert "left out" not in messages[1]["content"]
+    # However small the window, the latest turn stays.
+    tiny = proposal_messages(long_run(20, context_tokens=600, max_output_tokens=256), tool_specs())
+    assert len(tiny) == 4 and "Step 20," in tiny[-1]["content"]
+    # A prompt that already fits is not touched either.
+    assert proposal_messages(long_run(2, context_tokens=100_000), tool_specs()) == proposal_messages(
+        long_run(2), tool_specs()
+    )

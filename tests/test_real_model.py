@@ -15,7 +15,7 @@ from activities.ledger import ledger_path, read_events
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunBudget
 from experiments.catalog import Task
-from starter.llama_server import MODEL_ALIAS, llama_server
+from starter.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS, llama_server
 from starter.local_model import resolve_model
 from starter.run_request import build_request
 from worker import build_worker
@@ -43,6 +43,7 @@ async def smollm2() -> AsyncIterator[ProviderConfig]:
             model_sha256=model.sha256,
             seed=7,
             max_output_tokens=256,
+            context_tokens=LOCAL_CONTEXT_TOKENS,
         )
 
 

@@ -26,6 +26,10 @@ ANSWER_LIMIT = 1000
 # Joins what was wrong with an unusable answer and the answer itself, in `invalid_output`; the
 # runtimes feed it back verbatim, and `proposal_messages` splits it again.
 ANSWER_MARKER = "\nThe answer was: "
+# To fit a context window without a tokenizer: a low guess of characters per token for code,
+# JSON and English (so the guess overcounts tokens), with a margin for the chat template.
+CHARS_PER_TOKEN = 3.0
+TEMPLATE_MARGIN_TOKENS = 64
 # Durations change from run to run ("5 passed in 0.03s"). Hidden, the same run gives the same
 # prompts: a cassette replays them, and a server's prompt cache hits.
 _DURATION = re.compile(r"\bin \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
@@ -61,7 +65,34 @@ def proposal_messages(request: ProposalRequest, tools: list[ToolSpec]) -> list[M
     for index, turn in enumerate(request.history):
         limit = FEEDBACK_LIMIT if index >= recent_from else OLD_FEEDBACK_LIMIT
         messages.extend(_turn_messages(turn, limit))
-    return messages
+    return _fit(messages, request)
+
+
+def _fit(messages: list[Message], request: ProposalRequest) -> list[Message]:
+    """Leave out the oldest turns until the prompt and the answer fit the model's context: a
+    server refuses a prompt that is too long (HTTP 400), which would end the run. The latest
+    turn always stays: without it the model cannot know what its last step did."""
+    context = request.provider.context_tokens
+    if context is None:
+        return messages
+    room = context - request.provider.max_output_tokens - TEMPLATE_MARGIN_TOKENS
+    budget = int(room * CHARS_PER_TOKEN)
+    head, turns = messages[:2], messages[2:]
+    left_out = 0
+    while len(turns) > 2 and _chars(head) + _OMITTED_NOTE_CHARS + _chars(turns) > budget:
+        turns = turns[2:]  # a turn is two messages: the answer, then what came of it
+        left_out += 1
+    if left_out:
+        note = f"\n\n({left_out} earlier steps are left out here to fit the model's context.)"
+        head = [head[0], {**head[1], "content": head[1]["content"] + note}]
+    return head + turns
+
+
+_OMITTED_NOTE_CHARS = 80
+
+
+def _chars(messages: list[Message]) -> int:
+    return sum(len(message["content"]) for message in messages)
 
 
 def goal_messages(goal: str) -> list[Message]:
