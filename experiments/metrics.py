@@ -58,7 +58,11 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half_width = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return (max(0.0, centre - half_width), min(1.0, centre + half_width))
+    # At 0 or n successes the bound is exactly the rate; computed, it is off by rounding
+    # (2.8e-17 for 0 of 5), and a plot's error bar of -2.8e-17 is refused.
+    low = 0.0 if successes == 0 else max(0.0, centre - half_width)
+    high = 1.0 if successes == n else min(1.0, centre + half_width)
+    return (low, high)
 
 
 def pass_hat_k(per_task: Mapping[str, tuple[int, int]], k: int) -> float:

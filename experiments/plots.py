@@ -96,9 +96,11 @@ def _success_by_fault(results: ExperimentResults, runtimes: list[str]) -> Figure
         xs = [i + offset for i, kind in enumerate(kinds) if kind in rows and rows[kind].rate is not None]
         shown = [rows[kind] for kind in kinds if kind in rows and rows[kind].rate is not None]
         rates = [s.rate or 0.0 for s in shown]
+        # Clamped: at a rate of 0 or 1 the interval's end equals the rate up to rounding, and
+        # matplotlib refuses an error bar of -1e-17.
         errors = [
-            [r - s.ci_low for r, s in zip(rates, shown, strict=True)],
-            [s.ci_high - r for r, s in zip(rates, shown, strict=True)],
+            [max(0.0, r - s.ci_low) for r, s in zip(rates, shown, strict=True)],
+            [max(0.0, s.ci_high - r) for r, s in zip(rates, shown, strict=True)],
         ]
         colour = _STYLE.get(runtime, _FALLBACK)[0]
         ax.bar(xs, rates, width * 0.95, yerr=errors, capsize=4, color=colour, alpha=0.85, label=runtime)

@@ -73,9 +73,30 @@ def write_report(
         results=summarize(records, config),
     )
     (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    write_plots(directory, document.results, records)
+    return _write_document(directory, document, records)
+
+
+def rewrite_report(directory: Path) -> Path:
+    """`report.md` and the plots again, from the raw files beside them (`results.json` for the
+    configuration and times, `trials.jsonl` for the figures, recomputed)."""
+    document = read_results(directory)
+    path = directory / document.trials_file
+    try:
+        records = [TrialRecord.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read: {error.strerror}") from None
+    except ValidationError as error:
+        raise ReportError(f"{path}: not a trials file ({error.error_count()} problems)") from None
+    document = document.model_copy(update={"results": summarize(records, document.config)})
+    (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return _write_document(directory, document, records)
+
+
+def _write_document(directory: Path, document: ResultsDocument, records: list[TrialRecord]) -> Path:
+    # report.md first: the tables stand even if a plot cannot be drawn.
     path = directory / REPORT_MD
     path.write_text(_markdown_report(document), encoding="utf-8")
+    write_plots(directory, document.results, records)
     return path
 
 

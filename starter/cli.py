@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_experiment.add_argument("--concurrency", type=_positive_int, help="trials at once (default: the config's)")
     report = experiment_commands.add_parser("report", help="print an experiment's tables (default: the latest)")
     report.add_argument("--run-id", help="the experiment id (a directory of data/reports/)")
+    report.add_argument(
+        "--rewrite", action="store_true", help="draw report.md and the plots again from results.json and trials.jsonl"
+    )
 
     server = commands.add_parser("server", help="serve the embedded dev server and its Web UI over the run history")
     server.add_argument(
@@ -130,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "experiment" and args.experiment_command == "run":
             return asyncio.run(experiment_run(args.config, args.concurrency))
         if args.command == "experiment":
-            return experiment_report(args.run_id)
+            return experiment_report(args.run_id, rewrite=args.rewrite)
         if args.command == "ledger":
             return ledger_verify(args.run)
         if args.command == "replay":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from experiments.config_loader import ConfigError, load_config
-from experiments.report import latest_report, render_summary
+from experiments.report import ReportError, latest_report, render_summary, rewrite_report
 from experiments.runner import reports_dir, run_experiment
 from starter.errors import StarterError
 
@@ -21,7 +21,7 @@ async def experiment_run(config_path: Path, concurrency: int | None) -> int:
     return 0
 
 
-def experiment_report(run_id: str | None) -> int:
+def experiment_report(run_id: str | None, *, rewrite: bool = False) -> int:
     if run_id:
         directory = reports_dir() / run_id
         if not (directory / "results.json").is_file():
@@ -31,5 +31,10 @@ def experiment_report(run_id: str | None) -> int:
         if found is None:
             raise StarterError(f"no experiment has finished yet (looked in {reports_dir()})")
         directory = found
+    if rewrite:
+        try:
+            print(f"rewrote {rewrite_report(directory)} and its plots")
+        except ReportError as error:
+            raise StarterError(str(error)) from None
     print(render_summary(directory))
     return 0

@@ -40,6 +40,12 @@ def test_wilson_interval_for_none_of_ten() -> None:
     assert high == pytest.approx(0.277533, abs=1e-6)
 
 
+@pytest.mark.parametrize("n", [5, 10, 13, 17, 20, 33, 34])
+def test_wilson_bounds_are_exact_at_none_and_all(n: int) -> None:
+    assert wilson_interval(0, n)[0] == 0.0
+    assert wilson_interval(n, n)[1] == 1.0
+
+
 def test_wilson_interval_for_half_of_ten() -> None:
     # p = 0.5: centre 0.5; half width 1.959964 * sqrt(0.025 + 0.009604) / 1.384146 = 0.263406.
     low, high = wilson_interval(5, 10)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
-from experiments.report import latest_report, render_summary, write_report
+from experiments.report import ReportError, latest_report, render_summary, rewrite_report, write_report
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 STARTED = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -179,3 +179,47 @@ def test_a_report_without_trials_still_says_what_was_expected(tmp_path: Path) ->
 def row_of(report: str, prefix: str) -> str:
     """The first table row that starts with `prefix`: the reliability table comes first."""
     return next(line for line in report.splitlines() if line.startswith(prefix))
+
+
+def test_an_experiment_where_every_trial_fails_still_gets_its_plots(tmp_path: Path) -> None:
+    # Five trials per arm, all failed: computed, the Wilson interval's low end of 0 of 5 is
+    # 2.8e-17, and matplotlib refuses the error bar of -2.8e-17 that made.
+    config = CONFIG.model_copy(update={"trials": 5, "tasks": ["bugfix-median"], "scenarios": CONFIG.scenarios[:1]})
+    failed = [
+        TrialRecord(
+            experiment_id="all-failed",
+            trial_id=f"{runtime}-{index}",
+            task_id="bugfix-median",
+            runtime=runtime,
+            scenario="none",
+            fault_kind=FaultKind.NONE,
+            trial_index=index,
+            seed=index,
+            success=False,
+        )
+        for runtime in config.runtimes
+        for index in range(5)
+    ]
+    directory = tmp_path / "all-failed"
+    write_report(directory, config, "all-failed", failed, STARTED, FINISHED)
+    assert (directory / "success_by_fault.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_rewrite_draws_the_report_again_from_the_raw_files(report_dir: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "synthetic-1"
+    copy.mkdir()
+    for name in ("results.json", "trials.jsonl"):
+        (copy / name).write_bytes((report_dir / name).read_bytes())
+    assert rewrite_report(copy) == copy / "report.md"
+    assert (copy / "report.md").read_text() == (report_dir / "report.md").read_text()
+    assert (copy / "pass_hat_k.png").read_bytes().startswith(PNG_MAGIC)
+    assert json.loads((copy / "results.json").read_text()) == json.loads((report_dir / "results.json").read_text())
+
+
+def test_rewrite_refuses_a_trials_file_that_is_not_one(report_dir: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "broken"
+    copy.mkdir()
+    (copy / "results.json").write_bytes((report_dir / "results.json").read_bytes())
+    (copy / "trials.jsonl").write_text('{"not": "a trial"}\n')
+    with pytest.raises(ReportError, match="not a trials file"):
+        rewrite_report(copy)
