@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 
+from contracts import ProviderConfig
 from settings import data_dir
 from starter.child_process import die_with_parent
 from starter.errors import StarterError
@@ -25,6 +26,21 @@ MODEL_ALIAS = "local"
 
 # The context the local server gives its model; prompts are cut to fit it.
 LOCAL_CONTEXT_TOKENS = 4096
+
+
+def local_provider_config(model: LocalModel, base_url: str, seed: int) -> ProviderConfig:
+    """How the lab's OpenAI provider talks to a model served by `llama_server`: the schema in
+    llama.cpp's `json_object` mode, the weights' digest and the seed recorded, prompts cut
+    to the server's context."""
+    return ProviderConfig(
+        kind="openai",
+        model=MODEL_ALIAS,
+        base_url=base_url,
+        structured_output="json_object",
+        model_sha256=model.sha256,
+        seed=seed,
+        context_tokens=LOCAL_CONTEXT_TOKENS,
+    )
 
 
 @contextlib.asynccontextmanager

@@ -19,7 +19,7 @@ from activities.providers.urls import is_loopback
 from contracts import ProviderConfig
 from experiments.catalog import Task
 from starter.errors import StarterError
-from starter.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS, llama_server
+from starter.llama_server import llama_server, local_provider_config
 from starter.local_model import LocalModel, resolve_model
 
 ProviderKind = Literal["scripted", "openai", "local"]
@@ -72,15 +72,7 @@ async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[Prov
         raise StarterError("no local model resolved")
     print(f"  local model {local.name} ({local.path.name}, sha256 {local.sha256[:12]}...)", flush=True)
     async with llama_server(local) as base_url:
-        yield ProviderConfig(
-            kind="openai",
-            model=MODEL_ALIAS,
-            base_url=base_url,
-            structured_output="json_object",
-            model_sha256=local.sha256,
-            seed=choice.seed,
-            context_tokens=LOCAL_CONTEXT_TOKENS,
-        )
+        yield local_provider_config(local, base_url, choice.seed)
 
 
 async def _answers(base_url: str) -> None:

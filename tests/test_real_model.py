@@ -15,7 +15,7 @@ from activities.ledger import ledger_path, read_events
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunBudget
 from experiments.catalog import Task
-from starter.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS, llama_server
+from starter.llama_server import llama_server, local_provider_config
 from starter.local_model import resolve_model
 from starter.run_request import build_request
 from worker import build_worker
@@ -35,16 +35,7 @@ pytestmark = [
 async def smollm2() -> AsyncIterator[ProviderConfig]:
     model = resolve_model("smollm2")
     async with llama_server(model) as base_url:
-        yield ProviderConfig(
-            kind="openai",
-            model=MODEL_ALIAS,
-            base_url=base_url,
-            structured_output="json_object",
-            model_sha256=model.sha256,
-            seed=7,
-            max_output_tokens=256,
-            context_tokens=LOCAL_CONTEXT_TOKENS,
-        )
+        yield local_provider_config(model, base_url, seed=7).model_copy(update={"max_output_tokens": 256})
 
 
 async def test_the_durable_runtime_runs_a_real_model(
