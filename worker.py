@@ -15,7 +15,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 import settings
-from activities import ALL_ACTIVITIES
+from activities.registered import ALL_ACTIVITIES
 from contracts import TASK_QUEUE
 from workflows import AgentRunWorkflow
 

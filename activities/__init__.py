@@ -1,34 +1,5 @@
-"""Activities: every side effect of an agent run. The baseline calls the same functions directly."""
+"""Activities: every side effect of an agent run. The baseline calls the same functions directly.
 
-from activities.execution import execute_tool
-from activities.ledger import append_ledger
-from activities.model_calls import compile_goal, plan, propose_action
-from activities.postconditions import check_postconditions
-from activities.step_records import record_step
-from activities.verification import verify_proposal
-from activities.workspace import prepare_workspace
-
-ALL_ACTIVITIES = [
-    prepare_workspace,
-    compile_goal,
-    plan,
-    propose_action,
-    verify_proposal,
-    execute_tool,
-    check_postconditions,
-    record_step,
-    append_ledger,
-]
-
-__all__ = [
-    "ALL_ACTIVITIES",
-    "append_ledger",
-    "check_postconditions",
-    "compile_goal",
-    "execute_tool",
-    "plan",
-    "prepare_workspace",
-    "propose_action",
-    "record_step",
-    "verify_proposal",
-]
+The package itself imports nothing, so a command that needs one part (the sandbox, the
+verifier) does not load the rest; `activities.registered` lists what a worker registers.
+"""

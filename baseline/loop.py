@@ -16,7 +16,11 @@ from typing import TypeVar
 
 from temporalio.exceptions import ApplicationError
 
-from activities import check_postconditions, execute_tool, prepare_workspace, propose_action, verify_proposal
+from activities.execution import execute_tool
+from activities.model_calls import propose_action
+from activities.postconditions import check_postconditions
+from activities.verification import verify_proposal
+from activities.workspace import prepare_workspace
 from contracts import (
     CheckPostconditionsInput,
     ExecuteToolInput,

@@ -12,20 +12,13 @@ from pathlib import Path
 from typing import NoReturn
 
 import settings
-from activities.sandbox import BACKENDS
+from activities.sandbox.selection import BACKENDS
 from contracts import PolicyProfile
 from experiments.catalog import TaskError, list_tasks, load_task
-from starter import approvals_command as approvals
-from starter.connection import temporal_connection
 from starter.errors import StarterError
-from starter.experiment_command import experiment_report, experiment_run
-from starter.ledger_command import ledger_verify, replay
-from starter.policy_command import policy_check
-from starter.providers import ProviderChoice
-from starter.run_command import run_task
-from starter.run_request import build_request
-from starter.sandbox_command import sandbox_exec
-from starter.server_command import serve
+
+# Each command imports what it runs when it runs: Temporal's client, the activities and
+# matplotlib take seconds to load, and `tasks`, `policy check` or a mistyped flag need none of it.
 
 DEFAULT_TASK = "rename-refactor"
 
@@ -124,21 +117,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "tasks":
             return _tasks()
         if args.command == "policy":
+            from starter.policy_command import policy_check
+
             return policy_check(args.file, PolicyProfile(args.profile), args.workspace)
         if args.command == "sandbox":
+            from starter.sandbox_command import sandbox_exec
+
             command = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
             return asyncio.run(sandbox_exec(args.backend, args.workspace, command, args.timeout))
         if args.command in ("pending", "approve", "deny"):
             return asyncio.run(_approvals(args))
-        if args.command == "experiment" and args.experiment_command == "run":
-            return asyncio.run(experiment_run(args.config, args.concurrency))
         if args.command == "experiment":
+            from starter.experiment_command import experiment_report, experiment_run
+
+            if args.experiment_command == "run":
+                return asyncio.run(experiment_run(args.config, args.concurrency))
             return experiment_report(args.run_id, rewrite=args.rewrite)
-        if args.command == "ledger":
-            return ledger_verify(args.run)
-        if args.command == "replay":
-            return replay(args.run)
+        if args.command in ("ledger", "replay"):
+            from starter.ledger_command import ledger_verify, replay
+
+            return ledger_verify(args.run) if args.command == "ledger" else replay(args.run)
         if args.command == "server":
+            from starter.server_command import serve
+
             return asyncio.run(
                 serve(args.port or settings.dev_server_port(), args.ui_port or settings.dev_server_ui_port())
             )
@@ -152,6 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 async def _approvals(args: argparse.Namespace) -> int:
+    from starter import approvals_command as approvals
+    from starter.connection import temporal_connection
+
     async with temporal_connection(embed=False) as connection:
         if args.command == "pending":
             return await approvals.pending(connection.client)
@@ -170,6 +174,10 @@ def _tasks() -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    from starter.providers import ProviderChoice
+    from starter.run_command import run_task
+    from starter.run_request import build_request
+
     task = load_task(args.task)
     choice = ProviderChoice.resolve(args.provider, args.model, args.base_url, args.api_key, args.seed)
     return await run_task(

@@ -16,7 +16,7 @@ from contracts import RunResult, RunState
 from experiments.catalog import load_task
 from experiments.harness import LabCluster
 from settings import PROJECT_ROOT
-from starter.cli import build_request
+from starter.run_request import build_request
 from tests.test_cli import assert_one_line_error
 from workflows import AgentRunWorkflow
 

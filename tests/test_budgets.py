@@ -14,7 +14,7 @@ from activities.providers.scripted import ScriptedProvider
 from baseline import BaselineLoop
 from contracts import PlanTask, ProposalRequest, ProposalResult, RunBudget, RunState, ToolSpec, Usage
 from experiments.catalog import Task
-from starter.cli import build_request
+from starter.run_request import build_request
 from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run
 from worker import build_worker
 from workflows import AgentRunWorkflow

@@ -20,7 +20,7 @@ from activities.tools.registry import tool_specs
 from baseline import BaselineLoop
 from contracts import ActionProposal, ProposalRequest, ProviderConfig, RunResult, RunState
 from experiments.catalog import load_task
-from starter.cli import build_request
+from starter.run_request import build_request
 from tests.fake_openai_server import FakeOpenAIServer
 
 KEY_ENV = "LAB_TEST_CASSETTE_KEY"

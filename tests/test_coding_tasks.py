@@ -26,7 +26,7 @@ from activities.providers.scripted import Script
 from baseline import BaselineLoop
 from contracts import FileContains, Plan, RunRequest, RunResult, RunState, StepRecord
 from experiments.catalog import Task, load_task
-from starter.cli import build_request
+from starter.run_request import build_request
 from worker import build_worker
 from workflows import AgentRunWorkflow
 

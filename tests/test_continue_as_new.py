@@ -14,7 +14,7 @@ from activities.ledger import ledger_path, read_events, verify_ledger
 from activities.postconditions import check
 from contracts import RunState
 from experiments.catalog import Task
-from starter.cli import build_request
+from starter.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from worker import build_worker
 from workflows import AgentRunWorkflow

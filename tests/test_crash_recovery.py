@@ -27,7 +27,7 @@ from contracts import Approve, RunResult, RunState
 from experiments.catalog import Task, load_task
 from experiments.harness import LabCluster
 from settings import PROJECT_ROOT
-from starter.cli import build_request
+from starter.run_request import build_request
 from workflows import AgentRunWorkflow
 
 pytestmark = pytest.mark.timeout(240)

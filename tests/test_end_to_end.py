@@ -16,7 +16,7 @@ from activities.postconditions import check
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunRequest, RunResult, RunState
 from experiments.catalog import Task, load_task
-from starter.cli import build_request
+from starter.run_request import build_request
 from worker import build_worker
 from workflows import AgentRunWorkflow
 

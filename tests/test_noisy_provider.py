@@ -48,7 +48,7 @@ async def test_the_same_seed_gives_the_same_faults(bugfix_task: Task) -> None:
 
 
 async def test_rates_are_roughly_honoured_and_every_fault_is_recorded(bugfix_task: Task) -> None:
-    run_id = f"noisy-{uuid.uuid4().hex[:8]}"
+    run_id = "noisy-rates"  # fixed, so the draws are the same every time
     noise = NoiseConfig(seed=1, malformed_json=0.25, unknown_tool=0.25, dangerous=0.25)
     seen = await outcomes(noise, bugfix_task, run_id, 400)
     recorded = Counter(fault.fault for fault in read_injected(run_id))
@@ -62,7 +62,10 @@ async def test_rates_are_roughly_honoured_and_every_fault_is_recorded(bugfix_tas
 
 async def test_a_transient_fault_is_not_repeated_on_the_next_attempt(bugfix_task: Task) -> None:
     provider = NoisyProvider(ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(seed=3, rate_limit=0.5))
-    run_id = f"noisy-{uuid.uuid4().hex[:8]}"
+    # The draws hang on the run id: a fixed one makes the test the same every time (a random
+    # one failed about once in 30 runs, when nine attempts in a row drew a 429 at rate 0.5).
+    run_id = "noisy-transient"
+    attempts_per_step = []
     for step in range(1, 20):
         attempt = 1
         while True:
@@ -74,7 +77,12 @@ async def test_a_transient_fault_is_not_repeated_on_the_next_attempt(bugfix_task
                 assert error.usage is not None and error.usage.model_calls == 1
                 attempt += 1
                 assert attempt < 10, "a 429 repeated on every attempt"
-    assert all(fault.fault == "rate_limit" for fault in read_injected(run_id))
+        attempts_per_step.append(attempt)
+    injected = read_injected(run_id)
+    assert injected and all(fault.fault == "rate_limit" for fault in injected)
+    # Some steps were refused first and then answered: the fault did not stick to the step.
+    assert len(injected) == sum(attempts_per_step) - len(attempts_per_step)
+    assert any(attempts > 1 for attempts in attempts_per_step)
 
 
 @pytest.mark.parametrize("fault", ["unknown_tool", "invalid_arguments", "dangerous", "malformed_json"])

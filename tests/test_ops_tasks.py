@@ -31,9 +31,9 @@ from contracts import (
 )
 from experiments.catalog import Task, load_task
 from experiments.ops_service import OpsServiceProcess
-from starter.cli import build_request
 from starter.ops_service import ops_service_for, service_db_path
 from starter.render import Printer
+from starter.run_request import build_request
 from tests.conftest import free_port
 from worker import build_worker
 from workflows import AgentRunWorkflow

@@ -10,10 +10,10 @@ from temporalio.testing import WorkflowEnvironment
 
 from contracts import RunState, visibility
 from experiments.catalog import Task
-from starter.cli import build_request
 from starter.connection import Connection, ensure_search_attributes
 from starter.durable_run import run_durable
 from starter.render import Printer
+from starter.run_request import build_request
 
 
 async def test_a_run_is_findable_and_explained_in_the_web_ui(dev_env: WorkflowEnvironment, bugfix_task: Task) -> None:

@@ -20,19 +20,13 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities import (
-        append_ledger,
-        check_postconditions,
-        compile_goal,
-        execute_tool,
-        plan,
-        prepare_workspace,
-        propose_action,
-        record_step,
-        verify_proposal,
-    )
-    from activities.ledger import AppendLedgerInput
-    from activities.step_records import RecordStepInput
+    from activities.execution import execute_tool
+    from activities.ledger import AppendLedgerInput, append_ledger
+    from activities.model_calls import compile_goal, plan, propose_action
+    from activities.postconditions import check_postconditions
+    from activities.step_records import RecordStepInput, record_step
+    from activities.verification import verify_proposal
+    from activities.workspace import prepare_workspace
     from contracts import (
         ActionProposal,
         CheckPostconditionsInput,

@@ -21,7 +21,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from contracts import Approve, FileContains, PolicyProfile, ProviderConfig, RunRequest
 from experiments.catalog import load_task
-from starter.cli import build_request
+from starter.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from worker import build_worker
 from workflows import AgentRunWorkflow

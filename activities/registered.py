@@ -1,0 +1,23 @@
+"""The activities a worker registers: every side effect of an agent run."""
+
+from activities.execution import execute_tool
+from activities.ledger import append_ledger
+from activities.model_calls import compile_goal, plan, propose_action
+from activities.postconditions import check_postconditions
+from activities.step_records import record_step
+from activities.verification import verify_proposal
+from activities.workspace import prepare_workspace
+
+ALL_ACTIVITIES = [
+    prepare_workspace,
+    compile_goal,
+    plan,
+    propose_action,
+    verify_proposal,
+    execute_tool,
+    check_postconditions,
+    record_step,
+    append_ledger,
+]
+
+__all__ = ["ALL_ACTIVITIES"]
