@@ -14,13 +14,11 @@ from temporalio import activity
 
 from activities import checkpoints, ops_world
 from activities.errors import ToolUnavailable, WorkspaceError, to_application_error
+from activities.sandbox.identity import workspace_owner
 from contracts import PrepareWorkspaceInput, WorkspaceRef
 from settings import data_dir
 
 _NOT_COPIED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
-# A root worker runs commands as `nobody` in the sandbox (see activities.sandbox.bubblewrap),
-# so the workspace, and nothing else, belongs to that user.
-SANDBOX_OWNER = (65534, 65534)
 
 
 def workspace_path(world_id: str) -> Path:
@@ -56,7 +54,9 @@ def _prepare(fixture: Path, target: Path) -> Path:
     scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.partial"
     shutil.copytree(fixture, scratch, ignore=functools.partial(_not_copied, fixture), symlinks=True)
     if os.geteuid() == 0:
-        _chown_tree(scratch, *SANDBOX_OWNER)
+        # A root worker's sandbox runs commands as the workspace's owner: a user of this
+        # workspace's own, who owns it and nothing else (activities.sandbox.identity).
+        _chown_tree(scratch, *workspace_owner(target.name))
     try:
         scratch.rename(target)
     except OSError:

@@ -17,6 +17,7 @@ from activities import checkpoints
 from activities.effects.keys import idempotency_key
 from activities.execution import _store, execute
 from activities.ledger import ledger_path, read_events, verify_ledger
+from activities.sandbox.identity import workspace_owner
 from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState
 from worker import build_worker
 from workflows import AgentRunWorkflow
@@ -61,12 +62,13 @@ def test_rollback_restores_exactly_the_checkpoint(workspace: Path) -> None:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="ownership is handed back only by a root worker")
 def test_what_git_writes_goes_back_to_the_workspace_owner(workspace: Path) -> None:
+    uid, gid = workspace_owner(workspace.name)
     for path in (workspace, workspace / "a.txt"):
-        os.chown(path, 65534, 65534)
+        os.chown(path, uid, gid)
     checkpoints.init(workspace)
     (workspace / "a.txt").write_text("two\n")
     checkpoints.checkpoint(workspace, 1, "edit")
-    assert {p.lstat().st_uid for p in workspace.rglob("*")} == {65534}
+    assert {p.lstat().st_uid for p in workspace.rglob("*")} == {uid}
 
 
 def test_a_removed_repository_is_a_clear_error(workspace: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from activities.sandbox.bubblewrap import available
 from activities.sandbox.docker_engine import engine_answers
+from activities.sandbox.identity import workspace_owner
 from tests.test_cli import assert_one_line_error, starter
 
 
@@ -69,7 +70,7 @@ def workspace_for_sandbox(tmp_path: Path) -> Path:
     path = tmp_path / "ws"
     path.mkdir()
     if os.geteuid() == 0:
-        os.chown(path, 65534, 65534)
+        os.chown(path, *workspace_owner(tmp_path.name))
     return path
 
 

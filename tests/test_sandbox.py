@@ -14,10 +14,10 @@ import pytest
 
 from activities import artifacts
 from activities.sandbox import Sandbox, SandboxUnavailable, select_sandbox
-from activities.sandbox.bubblewrap import SANDBOX_UID, BubblewrapSandbox, available
+from activities.sandbox.bubblewrap import BubblewrapSandbox, available
 from activities.sandbox.docker_engine import DockerSandbox, engine_answers
+from activities.sandbox.identity import FIRST_WORKSPACE_UID, NOBODY, WORKSPACE_UIDS, workspace_owner
 from activities.sandbox.process import ProcessSandbox
-from activities.workspace import SANDBOX_OWNER
 
 BWRAP = pytest.mark.skipif(
     not available(), reason="bubblewrap cannot create a sandbox here (apt-get install bubblewrap)"
@@ -36,11 +36,11 @@ def make(name: str) -> Sandbox:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    """Owned as the lab's workspaces are: by the user sandboxed commands run as."""
+    """Owned as the lab's workspaces are: by a user of its own, whom sandboxed commands run as."""
     path = tmp_path / "ws"
     path.mkdir()
     if os.geteuid() == 0:
-        os.chown(path, *SANDBOX_OWNER)
+        os.chown(path, *workspace_owner(tmp_path.name))
     return path
 
 
@@ -146,12 +146,28 @@ async def test_bubblewrap_sees_nothing_of_the_host_but_the_system(workspace: Pat
 
 
 @BWRAP
-@pytest.mark.skipif(os.geteuid() != 0, reason="drops to nobody only when started as root")
-async def test_bubblewrap_started_as_root_runs_commands_as_nobody(workspace: Path) -> None:
-    outcome = await BubblewrapSandbox().run("id -u; grep CapEff /proc/self/status", workspace, 10)
+@pytest.mark.skipif(os.geteuid() != 0, reason="drops privileges only when started as root")
+async def test_bubblewrap_started_as_root_runs_commands_as_the_workspace_owner(workspace: Path) -> None:
+    outcome = await BubblewrapSandbox().run("id -u; id -g; grep CapEff /proc/self/status", workspace, 10)
     lines = outcome.output.split()
-    assert lines[0] == str(SANDBOX_UID)
+    assert lines[:2] == [str(workspace.stat().st_uid), str(workspace.stat().st_gid)]
+    assert FIRST_WORKSPACE_UID <= int(lines[0]) < FIRST_WORKSPACE_UID + WORKSPACE_UIDS
     assert lines[-1] == "0000000000000000"
+
+
+@BWRAP
+@pytest.mark.skipif(os.geteuid() != 0, reason="drops privileges only when started as root")
+async def test_a_workspace_owned_by_root_runs_commands_as_nobody(tmp_path: Path) -> None:
+    outcome = await BubblewrapSandbox().run("id -u; touch made-here", tmp_path, 10)
+    assert outcome.output.split()[0] == str(NOBODY)
+    assert not (tmp_path / "made-here").exists()
+
+
+def test_each_workspace_has_a_user_of_its_own() -> None:
+    owners = {workspace_owner(f"run-{n}") for n in range(1000)}
+    assert len(owners) == 1000
+    assert workspace_owner("run-1") == workspace_owner("run-1")
+    assert all(FIRST_WORKSPACE_UID <= uid < FIRST_WORKSPACE_UID + WORKSPACE_UIDS and uid == gid for uid, gid in owners)
 
 
 @BWRAP
@@ -163,8 +179,26 @@ async def test_bubblewrap_contains_a_fork_bomb(workspace: Path) -> None:
     # The host is still fine: it can start processes, and nothing of the bomb is left.
     await asyncio.sleep(0.5)
     # Zombies do not count: an orphan killed here is never reaped where PID 1 does not reap.
-    leftover = await ProcessSandbox().run(f"ps -u {SANDBOX_UID} -o stat= | grep -vc '^Z'", workspace, 10)
+    leftover = await ProcessSandbox().run(f"ps -u {workspace.stat().st_uid} -o stat= | grep -vc '^Z'", workspace, 10)
     assert leftover.output.strip() == "0", outcome
+
+
+@BWRAP
+@pytest.mark.skipif(os.geteuid() != 0, reason="the process limit applies to the sandbox user only as root")
+async def test_a_fork_bomb_in_one_workspace_leaves_the_others_their_processes(tmp_path: Path) -> None:
+    bombed, beside = tmp_path / "bombed", tmp_path / "beside"
+    for path in (bombed, beside):
+        path.mkdir()
+        os.chown(path, *workspace_owner(path.name))
+    sandbox = BubblewrapSandbox()
+    # The shell waits after lighting it, so the bomb burns until the timeout.
+    bomb = asyncio.create_task(sandbox.run("b(){ b | b & }; b; sleep 60", bombed, 4))
+    await asyncio.sleep(1.5)  # the bomb is at its limit by now
+    # Forty processes at once: with one user for every workspace this fails while the bomb runs.
+    busy = await sandbox.run("for i in $(seq 40); do sleep 0.2 & done; wait && echo all-started", beside, 10)
+    assert not bomb.done(), "the bomb ended before the other workspace ran"
+    await bomb
+    assert busy.exit_code == 0 and "all-started" in busy.output, busy.output
 
 
 # --- choosing a backend ---------------------------------------------------------------------

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from activities.sandbox.bubblewrap import BubblewrapSandbox, available
+from activities.sandbox.identity import workspace_owner
 from activities.verification import verify
 from contracts import ActionProposal
 from tests.conftest import counting_listener
@@ -90,7 +91,7 @@ def workspace(tmp_path: Path) -> Path:
     path.mkdir()
     (path / "notes.txt").write_text("benign\n")
     if os.geteuid() == 0:
-        os.chown(path, 65534, 65534)
+        os.chown(path, *workspace_owner(tmp_path.name))
     return path
 
 

@@ -12,6 +12,7 @@ import yaml
 from temporalio.client import Client
 
 from activities.sandbox.bubblewrap import available
+from activities.sandbox.identity import workspace_owner
 from baseline import BaselineLoop
 from contracts import FileContains, ProviderConfig, ReasonCode, RunRequest, RunState
 from worker import build_worker
@@ -106,4 +107,5 @@ async def test_the_baseline_runs_proposals_in_the_sandbox(
         assert attacks[2].outcome == "rejected" and "outside the workspace" in attacks[2].reason
         assert all(step.verdict is None for step in attacks)
     if os.geteuid() == 0:
-        assert Path(result.workspace).stat().st_uid == 65534
+        workspace = Path(result.workspace)
+        assert workspace.stat().st_uid == workspace_owner(workspace.name)[0]

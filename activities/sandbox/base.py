@@ -16,7 +16,7 @@ class Limits:
     cpu_seconds: int = 600
     memory_bytes: int = 4 * 1024**3
     # Counted per user across the machine, so applied only where commands run as a user of
-    # their own (bubblewrap started as root drops to `nobody`); None: not applied.
+    # their own (bubblewrap started as root drops to the workspace's user); None: not applied.
     processes: int | None = 256
     file_bytes: int = 1024**3
     open_files: int = 1024

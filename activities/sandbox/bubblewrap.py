@@ -5,10 +5,11 @@ Python read-only, private `/tmp`, `/proc` and `/dev`, and nothing else of the ho
 directories, no `/etc/shadow`, no other runs' workspaces. New network, PID, IPC and UTS
 namespaces; it dies with its parent.
 
-Started as root, bubblewrap mounts as root and then the command drops to `nobody` with no
-capabilities (setpriv), so the process limit applies and nothing it does runs as root. A
-user namespace would map only root, so as root it is not used; as any other user bubblewrap
-runs unprivileged with `--unshare-all`.
+Started as root, bubblewrap mounts as root and then the command drops to the workspace's own
+user (see `activities.sandbox.identity`) with no capabilities (setpriv), so the process limit
+applies to that run alone and nothing it does runs as root. A user namespace would map only
+root, so as root it is not used; as any other user bubblewrap runs unprivileged with
+`--unshare-all`.
 """
 
 from __future__ import annotations
@@ -23,11 +24,10 @@ from pathlib import Path
 
 from activities.sandbox.base import CommandOutcome, Limits, SandboxUnavailable
 from activities.sandbox.environment import command_environment
+from activities.sandbox.identity import command_user
 from activities.sandbox.runner import Spawn, run_process
 
 SANDBOX_WORKSPACE = "/workspace"
-# Who runs the command when the worker is root: the conventional unprivileged `nobody`.
-SANDBOX_UID = SANDBOX_GID = 65534
 
 # Host directories that are symlinks into /usr on merged-/usr systems, or real directories.
 _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32")
@@ -69,7 +69,7 @@ class BubblewrapSandbox:
             argv += ["--unshare-all"]
         # Private /proc, /dev and /tmp first: a later bind under /tmp (a checkout in /tmp,
         # its virtual environment) must land on top of the tmpfs, not be hidden by it.
-        # /tmp sticky and world-writable, as on any system: the command may run as nobody.
+        # /tmp sticky and world-writable, as on any system: the command may run unprivileged.
         argv += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev"]
         argv += ["--perms", "1777", "--tmpfs", "/tmp"]
         argv += ["--ro-bind", "/usr", "/usr"]
@@ -87,10 +87,11 @@ class BubblewrapSandbox:
         for key, value in command_environment(home=SANDBOX_WORKSPACE).items():
             argv += ["--setenv", key, value]
         if root:
+            uid, gid = command_user(workspace)
             argv += [
                 str(self._setpriv),
-                f"--reuid={SANDBOX_UID}",
-                f"--regid={SANDBOX_GID}",
+                f"--reuid={uid}",
+                f"--regid={gid}",
                 "--clear-groups",
                 "--inh-caps=-all",
                 "--bounding-set=-all",
@@ -142,7 +143,7 @@ def _system_dir(directory: str) -> list[str]:
 
 def _ancestors(target: str) -> list[str]:
     """Create the mount point's parents world-readable: copied from the host they could be
-    0700 (/root), and the command, running as nobody, could not reach the interpreter."""
+    0700 (/root), and the command, running unprivileged, could not reach the interpreter."""
     parts = Path(target).parts[1:-1]
     argv: list[str] = []
     for depth in range(1, len(parts) + 1):

@@ -14,6 +14,7 @@ from typing import Any
 from activities import artifacts
 from activities.sandbox.base import CommandOutcome, Limits, SandboxUnavailable
 from activities.sandbox.environment import command_environment
+from activities.sandbox.identity import command_user
 from activities.sandbox.runner import HEAD_BYTES, TAIL_BYTES, shown_text
 
 DEFAULT_IMAGE = "python:3.11-slim"
@@ -35,7 +36,7 @@ class DockerSandbox:
 
     def _run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
         started = time.perf_counter()
-        owner = workspace.stat()
+        uid, gid = command_user(workspace)
         environment = command_environment(home=SANDBOX_WORKSPACE)
         environment["PATH"] = "/usr/local/bin:/usr/bin:/bin"  # the image's Python, not the host's
         container: Any = self._client.containers.run(
@@ -48,7 +49,7 @@ class DockerSandbox:
             working_dir=SANDBOX_WORKSPACE,
             tmpfs={"/tmp": "rw,size=256m"},
             environment=environment,
-            user=f"{owner.st_uid}:{owner.st_gid}",
+            user=f"{uid}:{gid}",
             mem_limit=self._limits.memory_bytes,
             nano_cpus=1_000_000_000,
             pids_limit=self._limits.processes or 256,

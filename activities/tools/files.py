@@ -1,7 +1,7 @@
 """Workspace file tools. Blocking file I/O runs in a thread, off the event loop.
 
 Files they create belong to the workspace's owner, so commands (which a root worker runs as
-`nobody` in the sandbox) can still edit them.
+that owner in the sandbox) can still edit them.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from activities.sandbox import SandboxUnavailable, select_sandbox
+from activities.sandbox.identity import workspace_owner
 
 COMMANDS = {"true": "true", "python -c pass": "python -c pass"}
 
@@ -21,7 +22,7 @@ async def main(runs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="sandbox-bench-") as scratch:
         workspace = Path(scratch)
         if os.geteuid() == 0:
-            os.chown(workspace, 65534, 65534)
+            os.chown(workspace, *workspace_owner(workspace.name))
         print("| backend | command | median ms | p95 ms |")
         print("| --- | --- | ---: | ---: |")
         for name in ("process", "bubblewrap", "docker"):
