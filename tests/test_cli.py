@@ -130,6 +130,8 @@ def test_baseline_run_prints_steps_and_exits_zero() -> None:
     result = starter("run", "--runtime", "baseline", "--task", "bugfix-median")
     assert result.returncode == 0, result.stderr
     assert "step  1 bugfix-median: run_command(command='python -m pytest -q')" in result.stdout
+    assert "no Web UI link: the baseline runs outside Temporal" in result.stdout
+    assert "Web UI: http" not in result.stdout
     assert "ok: COMPLETED" in result.stdout
     assert "end state judged: 3/3 postconditions hold" in result.stdout
 
