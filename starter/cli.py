@@ -174,11 +174,11 @@ def _tasks() -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    task = load_task(args.task)  # first: a mistyped task id is told before anything heavy loads
     from starter.providers import ProviderChoice
     from starter.run_command import run_task
     from starter.run_request import build_request
 
-    task = load_task(args.task)
     choice = ProviderChoice.resolve(args.provider, args.model, args.base_url, args.api_key, args.seed)
     return await run_task(
         task,

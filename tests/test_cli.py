@@ -79,6 +79,33 @@ def wait_closed(port: int, timeout_s: float = 30) -> None:
     raise TimeoutError(f"something still listens on {port}")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["tasks"],
+        ["run", "--task", "no-such-task"],
+        ["run", "--runtime", "x"],
+    ],
+    ids=["tasks", "unknown-task", "bad-flag"],
+)
+def test_light_commands_do_not_load_temporal_or_matplotlib(args: list[str]) -> None:
+    """Loading them takes most of two seconds: a listing or a typo should not wait for it."""
+    probe = (
+        "import sys\n"
+        "from starter.cli import main\n"
+        "try:\n"
+        f"    main({args!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'temporalio', 'matplotlib', 'openai', 'git'})\n"
+        "print('loaded:', heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=PROJECT_ROOT, env=cli_env(), capture_output=True, text=True, timeout=60
+    )
+    assert "loaded: []" in done.stderr, done.stderr
+
+
 def test_tasks_lists_ids_first() -> None:
     result = starter("tasks")
     assert result.returncode == 0
