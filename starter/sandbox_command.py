@@ -9,6 +9,7 @@ import shlex
 from pathlib import Path
 
 from activities.sandbox import SandboxUnavailable, select_sandbox
+from activities.sandbox.identity import NOBODY
 from starter.errors import StarterError
 
 EXIT_TIMED_OUT = 124
@@ -29,7 +30,9 @@ async def sandbox_exec(backend: str, workspace: Path, command: list[str], timeou
     label = "sandboxed" if outcome.sandboxed else "NOT sandboxed: a plain process with limits"
     print(f"backend: {outcome.backend} ({label})")
     if sandbox.name == "bubblewrap" and os.geteuid() == 0 and workspace.stat().st_uid == 0:
-        print("note: commands run as nobody (uid 65534); this workspace belongs to root, so they cannot write to it")
+        print(
+            f"note: commands run as nobody (uid {NOBODY}); this workspace belongs to root, so they cannot write to it"
+        )
     print(f"exit code: {'timed out' if outcome.timed_out else outcome.exit_code} ({outcome.duration_ms:.0f} ms)")
     print("output:")
     print(outcome.output, end="" if outcome.output.endswith("\n") else "\n")
