@@ -6,17 +6,19 @@ Docker tests run only where an engine answers; elsewhere they are skipped with t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shlex
 import time
 from pathlib import Path
 
 import pytest
 
 from activities import artifacts
-from activities.sandbox import Sandbox, SandboxUnavailable, select_sandbox
+from activities.sandbox import Limits, Sandbox, SandboxUnavailable, select_sandbox
 from activities.sandbox.bubblewrap import BubblewrapSandbox, available
 from activities.sandbox.docker_engine import DockerSandbox, engine_answers
-from activities.sandbox.identity import FIRST_WORKSPACE_UID, NOBODY, WORKSPACE_UIDS, workspace_owner
+from activities.sandbox.identity import FIRST_WORKSPACE_UID, NOBODY, WORKSPACE_UIDS, command_user, workspace_owner
 from activities.sandbox.process import ProcessSandbox
 
 BWRAP = pytest.mark.skipif(
@@ -76,6 +78,22 @@ async def test_a_timeout_kills_the_command_and_its_children(sandbox: Sandbox, wo
     assert time.monotonic() - started < 5
     await asyncio.sleep(1.5)
     assert not (workspace / "late.txt").exists(), "a child outlived the timeout"
+
+
+async def test_a_cancelled_command_is_killed_and_leaves_no_scratch_file(sandbox: Sandbox, workspace: Path) -> None:
+    """An activity cancelled mid-command (its workflow was, or its worker presumed dead)."""
+    scratch = artifacts.scratch_path().parent
+    before = set(scratch.iterdir())
+    command = "(sleep 1; echo late > late.txt) & echo started; sleep 30"
+    running = asyncio.create_task(sandbox.run(command, workspace, 60))
+    await asyncio.sleep(0.5)
+    assert set(scratch.iterdir()) - before, "the command's output is not being captured"
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert set(scratch.iterdir()) == before
+    await asyncio.sleep(1.5)
+    assert not (workspace / "late.txt").exists(), "a child outlived the cancellation"
 
 
 async def test_background_children_die_when_the_command_ends(sandbox: Sandbox, workspace: Path) -> None:
@@ -185,20 +203,56 @@ async def test_bubblewrap_contains_a_fork_bomb(workspace: Path) -> None:
 
 @BWRAP
 @pytest.mark.skipif(os.geteuid() != 0, reason="the process limit applies to the sandbox user only as root")
-async def test_a_fork_bomb_in_one_workspace_leaves_the_others_their_processes(tmp_path: Path) -> None:
-    bombed, beside = tmp_path / "bombed", tmp_path / "beside"
-    for path in (bombed, beside):
+async def test_a_run_at_its_process_limit_leaves_the_others_their_processes(tmp_path: Path) -> None:
+    full, beside = tmp_path / "full", tmp_path / "beside"
+    for path in (full, beside):
         path.mkdir()
         os.chown(path, *workspace_owner(path.name))
     sandbox = BubblewrapSandbox()
-    # The shell waits after lighting it, so the bomb burns until the timeout.
-    bomb = asyncio.create_task(sandbox.run("b(){ b | b & }; b; sleep 60", bombed, 4))
-    await asyncio.sleep(1.5)  # the bomb is at its limit by now
-    # Forty processes at once: with one user for every workspace this fails while the bomb runs.
-    busy = await sandbox.run("for i in $(seq 40); do sleep 0.2 & done; wait && echo all-started", beside, 10)
-    assert not bomb.done(), "the bomb ended before the other workspace ran"
-    await bomb
+    limit = Limits().processes
+    assert limit is not None
+    # Fork until the kernel refuses, then hold every process: a fork bomb's worst case, without
+    # its habit of dying out. It holds until it is cancelled below (which kills the sandbox's
+    # process group), however long a loaded machine takes.
+    hold = (
+        "import os, time\n"
+        "try:\n"
+        "    while True:\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(300)\n"
+        "            os._exit(0)\n"
+        "except OSError:\n"
+        "    time.sleep(300)\n"
+    )
+    filling = asyncio.create_task(sandbox.run(f"python -c {shlex.quote(hold)}", full, 300))
+    try:
+        deadline = time.monotonic() + 60
+        while processes_of(command_user(full)[0]) < limit:
+            assert not filling.done(), filling.result()
+            assert time.monotonic() < deadline, "the run never reached its process limit"
+            await asyncio.sleep(0.1)
+        # Forty processes at once: with one user for every workspace this fails with the
+        # other run at the limit ("Cannot fork").
+        busy = await sandbox.run("for i in $(seq 40); do sleep 0.2 & done; wait && echo all-started", beside, 60)
+        assert not filling.done(), "the full run ended before the other workspace ran"
+    finally:
+        filling.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await filling
     assert busy.exit_code == 0 and "all-started" in busy.output, busy.output
+
+
+def processes_of(uid: int) -> int:
+    """Processes of a user on the host, zombies too: the count RLIMIT_NPROC limits."""
+    count = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue  # it ended while we looked
+        if fields.get("Uid", "").split()[:1] == [str(uid)]:
+            count += 1
+    return count
 
 
 # --- choosing a backend ---------------------------------------------------------------------

@@ -66,6 +66,12 @@ async def run_process(spawn: Spawn, timeout_s: float) -> CommandOutcome:
         await asyncio.wait_for(process.wait(), timeout=timeout_s)
     except TimeoutError:
         timed_out = True
+    except BaseException:
+        # Cancelled (the activity was): no one will read this output, so the reader stops and
+        # the scratch file goes, rather than staying open and on disk.
+        reader.cancel()
+        capture.discard()
+        raise
     finally:
         # Always, also on cancellation: a command leaves nothing running behind it, and
         # killing its group closes the pipe for the reader.
@@ -122,6 +128,10 @@ class _Capture:
         if len(self.head) < HEAD_BYTES:
             self.head += chunk[: HEAD_BYTES - len(self.head)]
         self.tail = (self.tail + chunk)[-TAIL_BYTES:]
+
+    def discard(self) -> None:
+        self.file.close()
+        self.scratch.unlink(missing_ok=True)
 
     def finish(self) -> tuple[str, ArtifactRef | None]:
         self.file.close()
