@@ -13,9 +13,10 @@ from pathlib import Path
 from temporalio import activity
 
 from activities import checkpoints, ops_world
-from activities.errors import ToolUnavailable, WorkspaceError, to_application_error
+from activities.errors import SandboxError, ToolUnavailable, WorkspaceError, to_application_error
+from activities.sandbox import SandboxUnavailable, sandbox_report
 from activities.sandbox.identity import workspace_owner
-from contracts import PrepareWorkspaceInput, WorkspaceRef
+from contracts import PrepareWorkspaceInput, SandboxReport, WorkspaceRef
 from settings import data_dir
 
 _NOT_COPIED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
@@ -37,9 +38,19 @@ async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
         first = await asyncio.to_thread(checkpoints.init, path)
         if seed is not None:
             await ops_world.seed_world(seed, request.world_id)
-    except (WorkspaceError, ToolUnavailable, checkpoints.CheckpointError) as error:
+        sandbox = await asyncio.to_thread(_sandbox)
+    except (WorkspaceError, ToolUnavailable, SandboxError, checkpoints.CheckpointError) as error:
         raise to_application_error(error) from None
-    return WorkspaceRef(path=str(path), checkpoint=first)
+    return WorkspaceRef(path=str(path), checkpoint=first, sandbox=sandbox)
+
+
+def _sandbox() -> SandboxReport:
+    """The sandbox this worker's commands will run in, named before the first step: a run
+    that will run unsandboxed says so at its start, not only in its results."""
+    try:
+        return sandbox_report()
+    except SandboxUnavailable as error:
+        raise SandboxError(str(error)) from None
 
 
 def _prepare(fixture: Path, target: Path) -> Path:

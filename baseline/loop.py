@@ -54,7 +54,8 @@ class BaselineLoop:
         self._failed_attempts = Usage()
         conversation = StepLog()
         prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
-        workspace = (await prepare_workspace(prepared)).path
+        prepared_workspace = await prepare_workspace(prepared)
+        workspace = prepared_workspace.path
 
         outcome, reason = RunState.BUDGET_EXHAUSTED, f"no finish within {request.budget.max_steps} steps"
         for step in range(1, request.budget.max_steps + 1):
@@ -140,6 +141,7 @@ class BaselineLoop:
             wasted=self._failed_attempts
             + sum((s.usage for s in conversation.steps if s.outcome == "rejected"), Usage()),
             wall_time_s=time.monotonic() - started,
+            sandbox=prepared_workspace.sandbox,
         )
 
     async def _retrying(self, call: Callable[[In], Awaitable[Out]], argument: In) -> Out:

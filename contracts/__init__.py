@@ -56,6 +56,7 @@ from contracts.provider import (
 from contracts.queues import TASK_QUEUE
 from contracts.run import RunCarry, RunProgress, RunRequest, RunResult, Runtime, StepRecord
 from contracts.run_state import TERMINAL_STATES, RunState
+from contracts.sandbox import SandboxReport
 from contracts.task import TaskSpec
 from contracts.usage import Usage
 
@@ -109,6 +110,7 @@ __all__ = [
     "RunResult",
     "RunState",
     "Runtime",
+    "SandboxReport",
     "ServiceCount",
     "StepRecord",
     "TaskSpec",

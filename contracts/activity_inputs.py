@@ -7,6 +7,7 @@ from pydantic import BaseModel
 from contracts.actions import ActionProposal
 from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition
+from contracts.sandbox import SandboxReport
 
 
 class PrepareWorkspaceInput(BaseModel):
@@ -19,6 +20,8 @@ class WorkspaceRef(BaseModel):
     path: str
     # The git commit holding the fixture: the first checkpoint.
     checkpoint: str
+    # The sandbox this worker runs the agent's commands in (None in histories made before).
+    sandbox: SandboxReport | None = None
 
 
 class VerifyInput(BaseModel):

@@ -16,6 +16,7 @@ from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
 from contracts.run_state import RunState
+from contracts.sandbox import SandboxReport
 from contracts.usage import Usage
 
 Runtime = Literal["durable", "baseline"]
@@ -56,6 +57,7 @@ class RunCarry(BaseModel):
     steps: list[StepRecord]
     approvals: list[ApprovalDecision]
     wasted: Usage = Field(default_factory=Usage)
+    sandbox: SandboxReport | None = None
 
 
 class RunRequest(BaseModel):
@@ -95,6 +97,8 @@ class RunProgress(BaseModel):
     checkpoint: str = ""
     pending_approval: PendingApproval | None = None
     usage: Usage = Field(default_factory=Usage)
+    # Known once the workspace is prepared, by the worker that will run the commands.
+    sandbox: SandboxReport | None = None
 
 
 class RunResult(BaseModel):
@@ -115,6 +119,8 @@ class RunResult(BaseModel):
     approvals: list[ApprovalDecision] = Field(default_factory=list)
     # How many times the workflow continued as new to keep its history small.
     generations: int = 1
+    # Where the agent's commands ran (None in results recorded before runs said so).
+    sandbox: SandboxReport | None = None
 
     @property
     def succeeded(self) -> bool:

@@ -18,7 +18,9 @@ class TaskSpec(BaseModel):
     tags: list[str] = Field(default_factory=list)
     # Directory, relative to the task's directory, copied fresh for every run.
     fixture: str = "repo"
-    # The scripted provider's script, relative to the task's directory.
+    # The scripted provider's script, relative to the task's directory. Optional: a task for
+    # real models may have none (only the scripted provider refuses it); one named here
+    # explicitly must exist.
     script: str = "script.yaml"
     budget: RunBudget = Field(default_factory=lambda: RunBudget())
     profile: PolicyProfile = PolicyProfile.DEVELOPER

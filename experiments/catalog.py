@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from contracts import TaskSpec
+from contracts.script import Script, ScriptInvalid, parse_script
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 SPEC_FILE = "task.yaml"
@@ -22,6 +24,8 @@ class TaskError(Exception):
 class Task:
     spec: TaskSpec
     directory: Path
+    # The scripted provider's script, checked at load; None for a task with none.
+    script: Script | None = None
 
     @property
     def fixture_dir(self) -> Path:
@@ -30,6 +34,15 @@ class Task:
     @property
     def script_path(self) -> Path:
         return self.directory / self.spec.script
+
+    def require_script(self) -> Path:
+        """The script's path, for the scripted provider; TaskError when the task has none."""
+        if self.script is None:
+            raise TaskError(
+                f"task {self.spec.id!r} has no script ({self.script_path} not found): the scripted provider "
+                "only follows a script; run it with a real model (--provider openai or --provider local)"
+            )
+        return self.script_path
 
 
 def list_tasks(tasks_dir: Path = TASKS_DIR) -> list[Task]:
@@ -67,9 +80,27 @@ def load_task_dir(directory: Path) -> Task:
     task = Task(spec=spec, directory=directory)
     if not task.fixture_dir.is_dir():
         raise TaskError(f"{spec_path}: fixture directory {spec.fixture!r} not found")
-    if not task.script_path.is_file():
-        raise TaskError(f"{spec_path}: script {spec.script!r} not found")
-    return task
+    return dataclasses.replace(task, script=_script(task, named="script" in spec.model_fields_set))
+
+
+def _script(task: Task, named: bool) -> Script | None:
+    """The task's script, validated now: a broken one is bad input, told before any run
+    starts. Absent is fine unless the spec names it."""
+    path = task.script_path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if named:
+            raise TaskError(f"{task.directory / SPEC_FILE}: script {task.spec.script!r} not found") from None
+        return None
+    except OSError as error:
+        raise TaskError(f"{path}: cannot read: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise TaskError(f"{path}: not UTF-8 text") from None
+    try:
+        return parse_script(text)
+    except ScriptInvalid as error:
+        raise TaskError(f"{path}: {error}") from None
 
 
 def _one_line(text: str) -> str:

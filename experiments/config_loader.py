@@ -9,7 +9,7 @@ import yaml
 from pydantic import ValidationError
 
 from contracts.experiment import ExperimentConfig
-from experiments.catalog import TaskError, list_tasks, load_task
+from experiments.catalog import SPEC_FILE, TASKS_DIR, TaskError, list_tasks, load_task
 
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 
@@ -38,9 +38,13 @@ def load_config(path: Path) -> ExperimentConfig:
         (f"scenarios.{index}.tasks", scenario.tasks or []) for index, scenario in enumerate(config.scenarios)
     ]:
         for task_id in ids:
-            try:
-                load_task(task_id)
-            except TaskError:
+            if not (TASKS_DIR / task_id / SPEC_FILE).is_file():
                 known = ", ".join(task.spec.id for task in list_tasks())
-                raise ConfigError(f"{path}: {field}: unknown task {task_id!r} (tasks: {known})") from None
+                raise ConfigError(f"{path}: {field}: unknown task {task_id!r} (tasks: {known})")
+            try:
+                task = load_task(task_id)
+                if config.provider.kind == "scripted":
+                    task.require_script()
+            except TaskError as error:
+                raise ConfigError(f"{path}: {field}: {error}") from None
     return config

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
 from experiments.catalog import load_task
-from experiments.harness import LabCluster
-from experiments.harness.pool import WorkerPool
-from experiments.progress import Progress
-from experiments.report import write_report
-from experiments.trials import FaultBook, Lab, TrialSpec, run_trial
+from experiments.config_loader import ConfigError
 from settings import data_dir
-from starter.providers import ProviderChoice, provider_for
+
+# The cluster, the trials, the report and the progress bar load Temporal's SDK, matplotlib and
+# rich (seconds): they are imported when an experiment runs, so that the CLI can check a config
+# or find a report through this module without waiting for them.
+if TYPE_CHECKING:
+    from experiments.progress import TrialProgress
+    from experiments.trials import TrialSpec
 
 
 def reports_dir() -> Path:
@@ -35,6 +39,8 @@ def plan_trials(config: ExperimentConfig, experiment_id: str) -> list[TrialSpec]
 
 
 def _plan(config: ExperimentConfig, experiment_id: str) -> Iterator[TrialSpec]:
+    from experiments.trials import TrialSpec
+
     for scenario in config.scenarios:
         for task_id in scenario.tasks or config.tasks:
             task = load_task(task_id)
@@ -50,17 +56,56 @@ def new_experiment_id(config: ExperimentConfig) -> str:
 
 
 async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = None) -> Path:
-    """Run every trial, write the report, return its directory."""
+    """Run every trial, write the report, return its directory.
+
+    The directory keeps the report and every trial recorded (`trials.jsonl`, appended as each
+    ends); `scratch/` (the cluster's database and logs, the fault book, the baseline's files,
+    megabytes) goes when the experiment ends, however it ends (a SIGKILL aside).
+    """
+    from experiments.progress import TrialProgress
+    from experiments.report import write_report
+
     experiment_id = new_experiment_id(config)
     directory = reports_dir() / experiment_id
     scratch = directory / "scratch"
-    scratch.mkdir(parents=True)
     specs = plan_trials(config, experiment_id)
+    if not specs:
+        raise ConfigError(
+            f"no trial to run: no scenario runs on the config's runtimes ({', '.join(config.runtimes)}); "
+            "list one of them in a scenario's `runtimes`, or leave it out"
+        )
     parallel = concurrency or config.concurrency
     started = datetime.now(UTC)
     print(f"experiment {experiment_id}: {len(specs)} trials, {parallel} at a time -> {directory}", flush=True)
+    scratch.mkdir(parents=True)
+    try:
+        with TrialProgress(len(specs), parallel) as progress:
+            trials = await _run_trials(config, specs, parallel, directory, scratch, progress)
+            progress.status("writing the report")
+            order = {spec.trial_id: position for position, spec in enumerate(specs)}
+            trials.sort(key=lambda record: order[record.trial_id])
+            write_report(directory, config, experiment_id, trials, started, datetime.now(UTC))
+            progress.status("done")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return directory
+
+
+async def _run_trials(
+    config: ExperimentConfig,
+    specs: list[TrialSpec],
+    parallel: int,
+    directory: Path,
+    scratch: Path,
+    progress: TrialProgress,
+) -> list[TrialRecord]:
+    from experiments.harness import LabCluster
+    from experiments.harness.pool import WorkerPool
+    from experiments.trials import FaultBook, Lab, run_trial
+    from starter.providers import ProviderChoice, provider_for
+
     trials: list[TrialRecord] = []
-    progress = Progress(len(specs))
+    progress.status("starting the cluster")
     choice = ProviderChoice.resolve(config.provider.kind, config.provider.model, config.provider.base_url, None, 0)
     async with (
         provider_for(choice, specs[0].task) as provider,
@@ -70,13 +115,16 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
         os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
         faults = FaultBook(scratch / "faults.json")
         lab = Lab(cluster=cluster, faults=faults, provider=provider, config=config, scratch=scratch)
+        progress.status(f"starting {parallel + 1} workers")
         async with WorkerPool(cluster, size=parallel + 1, fault_plan=faults.path):
+            progress.status("running trials")
             together = [spec for spec in specs if spec.scenario.kind != FaultKind.SERVER_RESTART]
             alone = [spec for spec in specs if spec.scenario.kind == FaultKind.SERVER_RESTART]
             gate = asyncio.Semaphore(parallel)
 
             async def one(spec: TrialSpec) -> None:
                 async with gate:
+                    progress.started()
                     record = await run_trial(spec, lab)
                 trials.append(record)
                 with (directory / "trials.jsonl").open("a") as raw:
@@ -86,7 +134,4 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
             await asyncio.gather(*(one(spec) for spec in together))
             for spec in alone:
                 await one(spec)
-    order = {spec.trial_id: position for position, spec in enumerate(specs)}
-    trials.sort(key=lambda record: order[record.trial_id])
-    write_report(directory, config, experiment_id, trials, started, datetime.now(UTC))
-    return directory
+    return trials

@@ -33,6 +33,7 @@ from settings import PROJECT_ROOT
 from starter.child_process import die_with_parent
 from starter.run_request import build_request
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 TRIAL_TIMEOUT_S = 600.0
 # A user reruns a crashed baseline at once, at most this many times.
@@ -87,7 +88,7 @@ class Lab:
 def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
     provider = lab.provider.model_copy(update={"seed": spec.seed})
     if provider.kind == "scripted":
-        provider = provider.model_copy(update={"script_path": str(spec.task.script_path)})
+        provider = provider.model_copy(update={"script_path": str(spec.task.require_script())})
     if spec.scenario.kind == FaultKind.MODEL_NOISE and spec.scenario.noise is not None:
         provider = provider.model_copy(update={"noise": spec.scenario.noise.model_copy(update={"seed": spec.seed})})
     runtime = "durable" if spec.runtime == "durable" else "baseline"
@@ -171,7 +172,7 @@ async def _durable(spec: TrialSpec, lab: Lab, request: RunRequest) -> _Outcome:
                 await asyncio.sleep(0.05)
             restarted_at = time.time()
             await lab.cluster.restart_server()
-        result = await handle.result()
+        result = await run_result(handle)
     finally:
         approver.cancel()
     return _Outcome(result=result, run_ids=[request.run_id], lost=Usage(), server_restarted_at=restarted_at)

@@ -12,7 +12,7 @@ import os
 import re
 from datetime import UTC, datetime, timedelta
 
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval
@@ -76,12 +76,24 @@ async def deny(client: Client, workflow_id: str, approver: str | None, reason: s
 
 async def _pending_of(client: Client, workflow_id: str) -> PendingApproval:
     handle = client.get_workflow_handle(workflow_id)
+    # The server describes a run without a worker; a query needs one, and on a finished run
+    # would only say that no worker polls.
     try:
-        progress = await handle.query(AgentRunWorkflow.progress, 1_000_000)
+        described = await handle.describe()
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
             raise StarterError(f"no run {workflow_id!r} on this server") from None
-        raise StarterError(f"cannot ask run {workflow_id!r} for its state: {error.message}") from None
+        raise StarterError(f"cannot describe run {workflow_id!r}: {error.message}") from None
+    if described.status != WorkflowExecutionStatus.RUNNING:
+        status = described.status.name if described.status else "closed"
+        raise StarterError(f"run {workflow_id!r} has finished ({status}): there is nothing left to approve or deny")
+    try:
+        progress = await handle.query(AgentRunWorkflow.progress, 1_000_000)
+    except RPCError as error:
+        raise StarterError(
+            f"run {workflow_id!r} is running but no worker answers for it ({_one_line(error.message)}): "
+            "start one (`python worker.py`) or the run's own `starter run`"
+        ) from None
     if progress.pending_approval is None:
         raise StarterError(f"run {workflow_id!r} is not waiting for an approval (it is {progress.state})")
     return progress.pending_approval
@@ -97,6 +109,10 @@ async def _update(client: Client, workflow_id: str, update: object, decision: Ap
         raise StarterError(f"refused: {message}") from None
     except RPCError as error:
         raise StarterError(f"cannot reach run {workflow_id!r}: {error.message}") from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def default_approver() -> str:

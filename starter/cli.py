@@ -96,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_experiment.add_argument("--config", type=Path, required=True, help="experiments/configs/NAME.yaml")
     run_experiment.add_argument("--concurrency", type=_positive_int, help="trials at once (default: the config's)")
     report = experiment_commands.add_parser("report", help="print an experiment's tables (default: the latest)")
-    report.add_argument("--run-id", help="the experiment id (a directory of data/reports/)")
+    report.add_argument(
+        "--run-id", help="an experiment id (a directory of data/reports/) or the path of its report directory"
+    )
     report.add_argument(
         "--rewrite", action="store_true", help="draw report.md and the plots again from results.json and trials.jsonl"
     )
@@ -174,7 +176,9 @@ def _tasks() -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    task = load_task(args.task)  # first: a mistyped task id is told before anything heavy loads
+    task = load_task(args.task)  # first: a mistyped task id or a broken script is told before anything heavy loads
+    if args.provider == "scripted":
+        task.require_script()
     from starter.providers import ProviderChoice
     from starter.run_command import run_task
     from starter.run_request import build_request

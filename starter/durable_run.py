@@ -15,6 +15,7 @@ from starter.connection import Connection
 from starter.render import Printer
 from worker import build_worker
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 _POLL_INTERVAL_S = 0.25
 
@@ -62,9 +63,11 @@ async def _start(client: Client, request: RunRequest) -> WorkflowHandle[AgentRun
 
 async def _follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: Printer) -> RunResult:
     """Poll the progress query and print new steps until the result arrives."""
-    outcome = asyncio.create_task(handle.result())
+    outcome = asyncio.create_task(run_result(handle))
     shown = 0
     last_state: RunState | None = None
+    sandbox_said = False
+    asked_step: int | None = None  # the step whose approval request was shown
     try:
         while not outcome.done():
             try:
@@ -72,9 +75,16 @@ async def _follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: 
             except RPCError:
                 progress = None  # no worker has picked the run up yet; the result still comes
             if progress is not None:
+                if progress.sandbox is not None and not sandbox_said:
+                    printer.sandbox(progress.sandbox)
+                    sandbox_said = True
                 for record in progress.steps:
                     printer.step(record)
                 shown += len(progress.steps)
+                pending = progress.pending_approval
+                if pending is not None and pending.step != asked_step:
+                    printer.awaiting_approval(handle.id, pending)
+                    asked_step = pending.step
                 if progress.state != last_state and progress.state in _PHASES:
                     printer.state(progress.state)
                 last_state = progress.state

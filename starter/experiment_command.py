@@ -1,40 +1,82 @@
-"""`python -m starter experiment run --config FILE` and `experiment report [--run-id ID]`."""
+"""`python -m starter experiment run --config FILE` and `experiment report [--run-id ID|DIR]`.
+
+Bad input is told before anything heavy loads: the runner brings Temporal's SDK and the report
+brings matplotlib, seconds that a mistyped path should not wait for.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.config_loader import ConfigError, load_config
-from experiments.report import ReportError, latest_report, render_summary, rewrite_report
-from experiments.runner import reports_dir, run_experiment
+from experiments.config_loader import CONFIGS_DIR, ConfigError, load_config
+from settings import PROJECT_ROOT
 from starter.errors import StarterError
+
+# As experiments.report names it: that module brings matplotlib, not needed to find a report.
+RESULTS_JSON = "results.json"
 
 
 async def experiment_run(config_path: Path, concurrency: int | None) -> int:
     try:
         config = load_config(config_path)
     except ConfigError as error:
-        raise StarterError(str(error)) from None
-    directory = await run_experiment(config, concurrency=concurrency)
+        hint = "" if config_path.is_file() else f"; pass a config file, e.g. {_shipped_configs()}"
+        raise StarterError(f"{error}{hint}") from None
+    from experiments.report import render_summary
+    from experiments.runner import run_experiment
+
+    try:
+        directory = await run_experiment(config, concurrency=concurrency)
+    except ConfigError as error:
+        raise StarterError(f"{config_path}: {error}") from None
     print()
     print(render_summary(directory))
     return 0
 
 
 def experiment_report(run_id: str | None, *, rewrite: bool = False) -> int:
-    if run_id:
-        directory = reports_dir() / run_id
-        if not (directory / "results.json").is_file():
-            raise StarterError(f"no finished experiment {run_id!r} in {reports_dir()}")
-    else:
-        found = latest_report(reports_dir())
-        if found is None:
-            raise StarterError(f"no experiment has finished yet (looked in {reports_dir()})")
-        directory = found
-    if rewrite:
-        try:
+    directory = find_report(run_id)
+    from experiments.report import ReportError, render_summary, rewrite_report
+
+    try:
+        if rewrite:
             print(f"rewrote {rewrite_report(directory)} and its plots")
-        except ReportError as error:
-            raise StarterError(str(error)) from None
-    print(render_summary(directory))
+        print(render_summary(directory))
+    except ReportError as error:
+        raise StarterError(str(error)) from None
     return 0
+
+
+def find_report(run_id: str | None) -> Path:
+    """The report directory of an experiment id (under data/reports/), of a path to one, or
+    of the experiment that finished last."""
+    from experiments.runner import reports_dir
+
+    root = reports_dir()
+    if run_id is None:
+        from experiments.report import latest_report
+
+        latest = latest_report(root)
+        if latest is None:
+            raise StarterError(f"no experiment has finished yet in {root}; run one with `experiment run --config FILE`")
+        return latest
+    name = run_id.rstrip("/")
+    given = Path(run_id).expanduser()
+    candidates = [root / name, given] if name and "/" not in name and name not in (".", "..") else [given]
+    for candidate in candidates:
+        if (candidate / RESULTS_JSON).is_file():
+            return candidate
+    if given.exists():
+        raise StarterError(
+            f"{run_id} is not an experiment's report directory (it has no {RESULTS_JSON}); "
+            f"pass an experiment id from {root} or the path of its directory"
+        )
+    raise StarterError(
+        f"no experiment {run_id!r}: neither an id in {root} nor a report directory; "
+        "`experiment report` alone shows the latest"
+    )
+
+
+def _shipped_configs() -> str:
+    paths = sorted(CONFIGS_DIR.glob("*.yaml"))
+    return ", ".join(str(path.relative_to(PROJECT_ROOT)) for path in paths)

@@ -63,7 +63,7 @@ class ProviderChoice:
 async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[ProviderConfig]:
     local = await choice.check()
     if choice.kind == "scripted":
-        yield ProviderConfig(kind="scripted", script_path=str(task.script_path), seed=choice.seed)
+        yield ProviderConfig(kind="scripted", script_path=str(task.require_script()), seed=choice.seed)
         return
     if choice.kind == "openai":
         yield ProviderConfig(kind="openai", model=choice.model, base_url=choice.base_url, seed=choice.seed)

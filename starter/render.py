@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TextIO
 
-from contracts import PostconditionResult, RunResult, RunState, StepRecord
+from contracts import PendingApproval, PostconditionResult, RunResult, RunState, SandboxReport, StepRecord
 
 
 class Printer:
@@ -30,6 +30,17 @@ class Printer:
         self.line(f"> {runtime} run {run_id} on task {task_id}")
         if link:
             self.line(f"  Web UI: {link}")
+
+    def sandbox(self, report: SandboxReport) -> None:
+        self.line(f"  {report.describe()}")
+
+    def awaiting_approval(self, run_id: str, pending: PendingApproval) -> None:
+        """What the run waits for, and the exact commands that answer it (from any terminal)."""
+        self.line(f"  [AWAITING_APPROVAL] step {pending.step} ({pending.task_id}): {pending.proposal.describe()}")
+        self.line(f"    why: {pending.reason_code}: {pending.message}")
+        self.line(f"    approve: uv run python -m starter approve {run_id} --sha256 {pending.arguments_sha256}")
+        self.line(f'    deny:    uv run python -m starter deny {run_id} --reason "..."')
+        self.line("    (the run waits, holding no worker, until one of them answers)")
 
     def state(self, state: RunState) -> None:
         self.line(f"  [{state}]")
@@ -62,6 +73,9 @@ class Printer:
         for failure in judged.failures():
             self.line(f"    not met: {failure.description}")
         self.line(f"  workspace: {result.workspace}")
+        if result.sandbox is not None and not result.sandbox.sandboxed:
+            # Said again at the end: the line at the start may have scrolled away.
+            self.line(f"  {result.sandbox.describe()}")
 
 
 def _first_line(text: str, limit: int = 120) -> str:

@@ -27,7 +27,7 @@ def build_request(
         goal=task.spec.goal,
         fixture_dir=str(task.fixture_dir),
         acceptance=task.spec.postconditions,
-        provider=provider or ProviderConfig(kind="scripted", script_path=str(task.script_path)),
+        provider=provider or ProviderConfig(kind="scripted", script_path=str(task.require_script())),
         budget=budget,
         profile=task.spec.profile,
     )

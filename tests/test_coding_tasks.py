@@ -22,13 +22,13 @@ import yaml
 from temporalio.client import Client
 
 from activities.postconditions import check
-from activities.providers.scripted import Script
 from baseline import BaselineLoop
 from contracts import FileContains, Plan, RunRequest, RunResult, RunState, StepRecord
+from contracts.script import Script
 from experiments.catalog import Task, load_task
 from starter.run_request import build_request
+from tests.runs import execute_run
 from worker import build_worker
-from workflows import AgentRunWorkflow
 
 NEW_TASKS = ["feature-slugify", "config-migration", "dependent-subtasks", "long-horizon"]
 FULL_SUITE = "`python -m pytest -q` exits 0"
@@ -45,7 +45,7 @@ _solved: dict[str, Solved] = {}
 
 async def run_durable(client: Client, task_queue: str, request: RunRequest) -> RunResult:
     async with build_worker(client, task_queue):
-        return await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        return await execute_run(client, request, task_queue)
 
 
 async def solve(task: Task, client: Client, task_queue: str) -> Solved:

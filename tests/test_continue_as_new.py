@@ -18,6 +18,7 @@ from starter.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from worker import build_worker
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 SUGGEST_AFTER_EVENTS = 40
 
@@ -44,7 +45,7 @@ async def test_a_long_run_continues_as_new_and_carries_its_state(
     request = build_request(rename_task, "durable")
     async with build_worker(client, task_queue):
         handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
-        result = await handle.result()
+        result = await run_result(handle)
 
     assert result.outcome == RunState.COMPLETED, result.reason
     assert result.generations >= 3

@@ -29,6 +29,7 @@ from experiments.harness import LabCluster
 from settings import PROJECT_ROOT
 from starter.run_request import build_request
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -100,7 +101,7 @@ async def test_a_killed_worker_is_replaced_and_the_run_finishes_once(
     assert await first.wait_exit(timeout_s=60) == -9, "the fault did not kill the worker"
     assert fired(plan) == [0]
     second = await cluster.start_worker(fault_plan=plan)
-    result = await asyncio.wait_for(handle.result(), timeout=120)
+    result = await asyncio.wait_for(run_result(handle), timeout=120)
 
     await settled(cluster, run_id, result, task)
     events = read_events(ledger_path(run_id))
@@ -130,7 +131,7 @@ async def test_a_worker_killed_while_the_run_awaits_approval(cluster: LabCluster
         timeout=120,
     )
     assert approved.returncode == 0, approved.stderr
-    result = await asyncio.wait_for(handle.result(), timeout=120)
+    result = await asyncio.wait_for(run_result(handle), timeout=120)
 
     await settled(cluster, run_id, result, task)
     assert [(a.approver, a.approved) for a in result.approvals] == [("ops-lead", True)]
@@ -150,7 +151,7 @@ async def test_the_server_restarts_in_the_middle_of_a_run(cluster: LabCluster) -
         AgentRunWorkflow.approve,
         Approve(approver="ops-lead", arguments_sha256=progress.pending_approval.arguments_sha256),
     )
-    result = await asyncio.wait_for(handle.result(), timeout=120)
+    result = await asyncio.wait_for(run_result(handle), timeout=120)
     await settled(cluster, run_id, result, task)
 
 
@@ -163,7 +164,7 @@ async def test_the_server_restarts_while_steps_run(cluster: LabCluster) -> None:
         await asyncio.sleep(0.05)
 
     await cluster.restart_server()
-    result = await asyncio.wait_for(handle.result(), timeout=120)
+    result = await asyncio.wait_for(run_result(handle), timeout=120)
     await settled(cluster, run_id, result, task)
 
 

@@ -17,8 +17,8 @@ from baseline import BaselineLoop
 from contracts import ProviderConfig, RunRequest, RunResult, RunState
 from experiments.catalog import Task, load_task
 from starter.run_request import build_request
+from tests.runs import execute_run
 from worker import build_worker
-from workflows import AgentRunWorkflow
 
 WRONG_FIX = Path(__file__).parent / "scripts" / "bugfix_wrong_fix.yaml"
 
@@ -32,7 +32,7 @@ def fingerprint(directory: Path) -> str:
 
 async def run_durable(client: Client, task_queue: str, request: RunRequest, **worker_options: object) -> RunResult:
     async with build_worker(client, task_queue, **worker_options):
-        return await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        return await execute_run(client, request, task_queue)
 
 
 async def run_runtime(

@@ -1,5 +1,6 @@
 """An experiment stopped hard (SIGKILL skips every clean-up) leaves nothing running behind it:
-its dev server, operations service and workers die with it."""
+its dev server, operations service and workers die with it. One that fails or is interrupted
+also leaves no scratch files in its report directory, and keeps the trials it recorded."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from contracts import TrialRecord
+from experiments import harness
+from experiments.config_loader import load_config
+from experiments.runner import reports_dir, run_experiment
 from settings import PROJECT_ROOT
 
 pytestmark = pytest.mark.timeout(120)
@@ -78,3 +83,74 @@ def test_a_killed_experiment_leaves_no_process_behind(tmp_path: Path) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     assert list(left.values()) == []
+
+
+def small_config(path: Path, name: str, trials: int) -> Path:
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": name,
+                "tasks": ["rename-refactor"],
+                "runtimes": ["durable"],
+                "trials": trials,
+                "provider": {"kind": "scripted"},
+            }
+        )
+    )
+    return path
+
+
+class _ClusterThatCannotStart:
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True)
+        (directory / "temporal.sqlite").write_bytes(b"half a database")
+
+    async def __aenter__(self) -> None:
+        raise RuntimeError("the dev server did not start")
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+
+async def test_an_experiment_that_fails_leaves_no_scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(harness, "LabCluster", _ClusterThatCannotStart)
+    with pytest.raises(RuntimeError, match="did not start"):
+        await run_experiment(load_config(small_config(tmp_path / "failing.yaml", "failing", trials=1)))
+
+    (directory,) = reports_dir().glob("failing-*")
+    assert list(directory.iterdir()) == []
+
+
+def test_an_interrupted_experiment_keeps_its_trials_and_drops_its_scratch(tmp_path: Path) -> None:
+    """Ctrl-C: the trials recorded so far stay; the cluster's files go, with the cluster."""
+    config = small_config(tmp_path / "small.yaml", "small", trials=3)
+    data = tmp_path / "data"
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "starter", "experiment", "run", "--config", str(config), "--concurrency", "1"],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, "AGENT_LAB_DATA": str(data)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not (recorded := list(data.glob("reports/small-*/trials.jsonl"))):
+            assert runner.poll() is None, "the experiment ended before a trial finished"
+            assert time.monotonic() < deadline, "no trial finished within 90 s"
+            time.sleep(0.2)
+        directory = recorded[0].parent
+        assert (directory / "scratch").is_dir()
+        runner.send_signal(signal.SIGINT)
+        _, stderr = runner.communicate(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+
+    assert runner.returncode == 130, stderr
+    assert "Traceback" not in stderr and stderr.splitlines()[-1] == "interrupted", stderr
+    assert not (directory / "scratch").exists()
+    kept = (directory / "trials.jsonl").read_text().splitlines()
+    assert kept and all(TrialRecord.model_validate_json(line).success for line in kept)
+    assert processes_using(data) == {}

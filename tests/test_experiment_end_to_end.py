@@ -17,7 +17,7 @@ from experiments.runner import run_experiment
 pytestmark = pytest.mark.timeout(400)
 
 
-async def test_a_small_experiment(data_dir: Path) -> None:
+async def test_a_small_experiment(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = ExperimentConfig(
         name="small",
         tasks=["refund-duplicate-charge"],
@@ -39,6 +39,14 @@ async def test_a_small_experiment(data_dir: Path) -> None:
 
     for name in ("report.md", "results.json", "trials.jsonl", "pass_hat_k.png", "success_by_fault.png"):
         assert (directory / name).is_file(), name
+    # The cluster's database and logs, the fault book: megabytes the report does not need.
+    assert not (directory / "scratch").exists()
+    # Not a terminal here: one plain line per finished trial, the last with every count.
+    progress = capsys.readouterr().err.splitlines()
+    assert progress[0] == "starting the cluster", progress
+    finished = [line for line in progress if "/8 " in line]
+    assert [line.split()[0] for line in finished] == [f"{done}/8" for done in range(1, 9)]
+    assert "0 running, 1 failed, 0 infrastructure errors, 2 invalid" in finished[-1], progress
     lines = (directory / "trials.jsonl").read_text().splitlines()
     trials = {(t.runtime, t.scenario): t for t in map(TrialRecord.model_validate_json, lines)}
     assert len(trials) == 8 and all(t.infrastructure_error is None for t in trials.values())

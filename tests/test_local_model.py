@@ -13,6 +13,7 @@ from starter.errors import StarterError
 from tests.test_cli import assert_one_line_error, cli_env, starter
 
 
+@pytest.mark.extra("local")
 def test_smollm2_is_found_in_its_package_with_its_digest() -> None:
     model = local_model.resolve_model("smollm2")
     assert model.path.name == local_model.SMOLLM2_FILE and model.path.is_file()

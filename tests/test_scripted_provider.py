@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.errors import ScriptError
 from activities.model_calls import compile_goal, plan, propose_action
-from activities.providers.scripted import Script, ScriptedProvider
+from activities.providers.scripted import ScriptedProvider
 from contracts import (
     ActionProposal,
     CommandExitCode,
@@ -25,6 +25,7 @@ from contracts import (
     ProviderConfig,
     Turn,
 )
+from contracts.script import Script
 from experiments.catalog import Task
 
 # Tasks declared out of dependency order, with a `finish` and a `give_up` before the end.

@@ -15,8 +15,8 @@ from activities.sandbox.bubblewrap import available
 from activities.sandbox.identity import workspace_owner
 from baseline import BaselineLoop
 from contracts import FileContains, ProviderConfig, ReasonCode, RunRequest, RunState
+from tests.runs import execute_run
 from worker import build_worker
-from workflows import AgentRunWorkflow
 
 pytestmark = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here")
 
@@ -66,7 +66,7 @@ async def test_the_durable_runtime_verifies_every_proposal(
 ) -> None:
     request = attack_request(tmp_path, canary, "durable")
     async with build_worker(client, task_queue):
-        result = await client.execute_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        result = await execute_run(client, request, task_queue)
 
     assert result.outcome == RunState.COMPLETED
     codes = [step.verdict.reason_code if step.verdict else None for step in result.steps]

@@ -25,6 +25,7 @@ from contracts import (
 )
 from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, request, run, sequence
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 
 async def test_happy_path_commits_and_accepts(client: Client, task_queue: str) -> None:
@@ -158,7 +159,7 @@ async def test_progress_query_shows_state_and_steps_while_running(client: Client
         assert [s.step for s in progress.steps] == [1]
         assert (await handle.query(AgentRunWorkflow.progress, 1)).steps == []
         release.set()
-        result = await handle.result()
+        result = await run_result(handle)
     assert result.outcome == RunState.COMPLETED and len(result.steps) == 2
 
 

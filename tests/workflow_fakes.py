@@ -44,6 +44,7 @@ from contracts import (
     WorkspaceRef,
 )
 from contracts.ledger import LedgerEntry
+from tests.runs import execute_run
 from workflows import AgentRunWorkflow
 
 DONE = CommandExitCode(command="true")
@@ -163,6 +164,4 @@ def request(budget: RunBudget | None = None) -> RunRequest:
 async def run(client: Client, task_queue: str, world: FakeWorld, budget: RunBudget | None = None) -> RunResult:
     run_request = request(budget)
     async with Worker(client, task_queue=task_queue, workflows=[AgentRunWorkflow], activities=world.activities()):
-        return await client.execute_workflow(
-            AgentRunWorkflow.run, run_request, id=run_request.run_id, task_queue=task_queue
-        )
+        return await execute_run(client, run_request, task_queue)

@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
         RunRequest,
         RunResult,
         RunState,
+        SandboxReport,
         ToolResult,
         Usage,
         Verdict,
@@ -57,6 +58,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows import feedback
     from workflows.budget import Spent, exhausted
     from workflows.ledger_entries import EntryMaker
+    from workflows.outcome import PATCH_ID, not_completed
     from workflows.state_machine import StateMachine
     from workflows.step_log import Outcome, StepLog
 
@@ -91,6 +93,7 @@ class AgentRunWorkflow:
         self._approvals: list[ApprovalDecision] = []
         self._generation = 1
         self._world_id = ""
+        self._sandbox: SandboxReport | None = None
 
     # --- what a person sees and does ---------------------------------------------------------
 
@@ -105,6 +108,7 @@ class AgentRunWorkflow:
             checkpoint=self._checkpoint,
             pending_approval=self._pending,
             usage=self._usage,
+            sandbox=self._sandbox,
         )
 
     @workflow.update
@@ -209,6 +213,7 @@ class AgentRunWorkflow:
             checkpoint=self._checkpoint,
             approvals=self._approvals,
             generations=self._generation,
+            sandbox=self._sandbox,
         )
         if self._workspace:
             finished = entries.entry(
@@ -217,6 +222,9 @@ class AgentRunWorkflow:
             await self._ledger([finished])
         if request.search_attributes:
             workflow.upsert_search_attributes([visibility.OUTCOME.value_set(self._fsm.state.value)])
+        if result.outcome != S.COMPLETED and workflow.patched(PATCH_ID):
+            # Shown as Failed in the Web UI's list, not as a success; the result goes with it.
+            raise not_completed(result)
         return result
 
     async def _start(self, request: RunRequest, entries: EntryMaker) -> tuple[GoalSpec, list[PlanTask]]:
@@ -225,6 +233,7 @@ class AgentRunWorkflow:
         prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
         workspace = await self._call(prepare_workspace, prepared, options.PREPARE, "copy the fixture")
         self._workspace, self._checkpoint = workspace.path, workspace.checkpoint
+        self._sandbox = workspace.sandbox
 
         self._move(S.COMPILING_GOAL)
         goal = CompileGoalRequest(provider=request.provider, goal=request.goal, acceptance=request.acceptance)
@@ -476,6 +485,7 @@ class AgentRunWorkflow:
             steps=self._log.steps,
             approvals=self._approvals,
             wasted=self._wasted,
+            sandbox=self._sandbox,
         )
         workflow.continue_as_new(request.model_copy(update={"resume": carry}))
 
@@ -488,6 +498,7 @@ class AgentRunWorkflow:
         self._log = StepLog(steps=list(carry.steps), turns=list(carry.turns))
         self._approvals = list(carry.approvals)
         self._wasted = carry.wasted
+        self._sandbox = carry.sandbox
         # A new generation starts where the last one stopped: between two steps of a task.
         self._fsm = StateMachine(carry.state)
         return carry.goal_spec, carry.task_index

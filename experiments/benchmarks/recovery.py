@@ -23,11 +23,12 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from activities.faults import FaultPlan, FaultPoint, FaultSpec
-from contracts import RunResult
+from contracts import TASK_QUEUE, RunResult
 from experiments.catalog import load_task
 from experiments.harness import LabCluster
-from starter.cli import build_request
+from starter.run_request import build_request
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 POINTS = {
     "model call": FaultSpec(point=FaultPoint.MODEL_CALL, step=2),
@@ -39,8 +40,8 @@ ACTIVITY_OF = {"model call": "propose_action", "after the effect": "execute_tool
 
 async def run_once(client: Client, task_id: str) -> tuple[str, RunResult]:
     request = build_request(load_task(task_id), "durable")
-    handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue="agent-lab")
-    return request.run_id, await handle.result()
+    handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE)
+    return request.run_id, await run_result(handle)
 
 
 async def recovery_s(cluster: LabCluster, point: str, scratch: Path) -> float:

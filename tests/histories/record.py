@@ -25,6 +25,7 @@ from starter.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from worker import build_worker
 from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
 
 HERE = Path(__file__).parent
 QUEUE = "record-histories"
@@ -38,7 +39,7 @@ async def record(client: Client, name: str, request: RunRequest, approve: bool =
             await asyncio.sleep(0.05)
         digest = progress.pending_approval.arguments_sha256
         await handle.execute_update(AgentRunWorkflow.approve, Approve(approver="recorder", arguments_sha256=digest))
-    result = await handle.result()
+    result = await run_result(handle)
     # The first run's history: for a run that continued as new, the generation that did so.
     history = await client.get_workflow_handle(request.run_id, run_id=handle.first_execution_run_id).fetch_history()
     (HERE / f"{name}.json").write_text(history.to_json())

@@ -1,0 +1,68 @@
+"""A scripted provider's script (`script.yaml` beside a task): the goal interpretation, a plan
+as a DAG of tasks, and the actions per plan task.
+
+Pure data and parsing: the task catalog checks a script before any run starts, and the
+scripted provider reads the same schema on the worker.
+"""
+
+from __future__ import annotations
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from contracts.actions import ActionProposal
+from contracts.goal import GoalInterpretation
+from contracts.plan import Plan, PlanTask
+
+
+class ScriptInvalid(ValueError):
+    """A script that is not valid YAML or does not fit the schema; the message is one line."""
+
+
+class ScriptedTask(PlanTask):
+    actions: list[ActionProposal] = Field(default_factory=list)
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    goal: GoalInterpretation
+    plan: list[ScriptedTask] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _plan_is_a_dag(self) -> Script:
+        self.as_plan()  # duplicate ids, unknown dependencies and cycles fail here, at load
+        return self
+
+    def as_plan(self) -> Plan:
+        return Plan(tasks=[PlanTask.model_validate(task.model_dump(exclude={"actions"})) for task in self.plan])
+
+    def actions_for(self, task_id: str | None) -> list[ActionProposal]:
+        """One plan task's actions (LookupError for a task the script has not); for `None` (a
+        loop without a plan) every tool call in plan order, then a single `finish`."""
+        if task_id is not None:
+            for task in self.plan:
+                if task.id == task_id:
+                    return task.actions
+            raise LookupError(f"the script has no plan task {task_id!r}")
+        by_id = {task.id: task for task in self.plan}
+        calls = [
+            action
+            for planned in self.as_plan().topological_order()
+            for action in by_id[planned.id].actions
+            if action.kind == "tool_call"
+        ]
+        return [*calls, ActionProposal(kind="finish", thought="All scripted steps are done.")]
+
+
+def parse_script(text: str) -> Script:
+    """A script from its YAML text; ScriptInvalid says what is wrong, in one line."""
+    try:
+        return Script.model_validate(yaml.safe_load(text))
+    except yaml.YAMLError as error:
+        raise ScriptInvalid(f"not valid YAML: {' '.join(str(error).split())}") from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""
+        raise ScriptInvalid(f"{where}: {first['msg']}{more}") from None
