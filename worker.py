@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 from datetime import timedelta
 
@@ -47,12 +48,22 @@ async def main() -> int:
     try:
         client = await connect(address)
     except RuntimeError as error:
-        print(f"error: cannot connect to Temporal at {address}: {error}", file=sys.stderr)
+        print(
+            f"error: no Temporal server answers at {address} ({connect_failure_reason(error)}): start one "
+            "(`uv run python -m starter server`) or point TEMPORAL_ADDRESS at yours",
+            file=sys.stderr,
+        )
         return 2
     worker = build_worker(client)
     print(f"worker polling task queue {TASK_QUEUE!r} at {address}", flush=True)
     await worker.run()
     return 0
+
+
+def connect_failure_reason(error: RuntimeError) -> str:
+    """The transport's own reason ("Connection refused"), not its whole Rust error chain."""
+    said = re.findall(r'(?:message|error): "([^"]+)"', str(error)) or re.findall(r'ConnectError\("([^"]+)"', str(error))
+    return said[-1] if said else " ".join(str(error).split())[:160]
 
 
 if __name__ == "__main__":

@@ -60,7 +60,9 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
 
     The directory keeps the report and every trial recorded (`trials.jsonl`, appended as each
     ends); `scratch/` (the cluster's database and logs, the fault book, the baseline's files,
-    megabytes) goes when the experiment ends, however it ends (a SIGKILL aside).
+    megabytes) goes when the experiment ends, however it ends (a SIGKILL aside). When the lab
+    itself failed (an infrastructure error in a trial, or an error that ended the experiment),
+    the logs and the failed trials' files are kept first, under `logs/`, for a person to read.
     """
     from experiments.progress import TrialProgress
     from experiments.report import write_report
@@ -86,9 +88,26 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
             trials.sort(key=lambda record: order[record.trial_id])
             write_report(directory, config, experiment_id, trials, started, datetime.now(UTC))
             progress.status("done")
+        if lab_failed := [record.trial_id for record in trials if record.infrastructure_error]:
+            _keep_logs(scratch, directory / LOGS_DIR, lab_failed)
+    except Exception:  # not an interruption: the lab broke, and its logs say how
+        _keep_logs(scratch, directory / LOGS_DIR, [])
+        raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return directory
+
+
+LOGS_DIR = "logs"
+
+
+def _keep_logs(scratch: Path, kept: Path, trial_ids: list[str]) -> None:
+    """Move every log, and the files of the named trials' baseline attempts, out of scratch."""
+    wanted = [*scratch.rglob("*.log"), *(path for trial in trial_ids for path in scratch.glob(f"{trial}-a*"))]
+    for path in wanted:
+        target = kept / path.relative_to(scratch)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(path, target)
 
 
 async def _run_trials(

@@ -220,7 +220,8 @@ async def _baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_index:
             killed_steps = len(journal)
             continue
         if code != 0:
-            raise RuntimeError(f"the baseline process exited {code}; see {files}")
+            # Kept under the report's logs/ when the experiment ends (experiments.runner).
+            raise RuntimeError(f"the baseline process exited {code}; its files: logs/{files.name}")
         if attempt > 1:
             # Back where the crash left it: the rerun's step that matches the lost run's last.
             caught_up = [line.time for line in journal if line.record.step >= max(killed_steps, 1)]

@@ -1,5 +1,6 @@
-"""`python -m starter`: run either runtime on a task, list tasks, serve the Web UI, check a
-policy, try the sandbox."""
+"""`python -m starter`: run either runtime on a task, compare them in experiments, answer a
+run's approvals, read its ledger, check a policy, try the sandbox, and serve the Temporal Web UI
+or the operations service."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import argparse
 import asyncio
 import re
 import sys
+import tomllib
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import NoReturn
 
@@ -34,15 +37,27 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m starter", description=__doc__)
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     run = commands.add_parser("run", help="run an agent on a task, durable or baseline")
-    run.add_argument("--runtime", choices=["durable", "baseline"], default="durable")
+    run.add_argument(
+        "--runtime",
+        choices=["durable", "baseline"],
+        default="durable",
+        help="durable: a Temporal workflow; baseline: the plain asyncio loop (default: durable)",
+    )
     run.add_argument("--task", default=DEFAULT_TASK, help=f"task id or task directory (default: {DEFAULT_TASK})")
     run.add_argument("--max-steps", type=_positive_int, help="run step budget (default: the task's)")
     run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
-    run.add_argument("--provider", choices=["scripted", "openai", "local"], default="scripted")
+    run.add_argument(
+        "--provider",
+        choices=["scripted", "openai", "local"],
+        default="scripted",
+        help="scripted: the task's script.yaml; openai: an OpenAI-compatible server; "
+        "local: llama.cpp on this machine (default: scripted)",
+    )
     run.add_argument(
         "--model", help="openai: the model name (or OPENAI_MODEL); local: smollm2, qwen (default) or a GGUF path"
     )
@@ -61,26 +76,33 @@ def build_parser() -> argparse.ArgumentParser:
     policy_commands = policy.add_subparsers(dest="policy_command", required=True, parser_class=_Parser)
     check = policy_commands.add_parser("check", help="one JSON proposal per line in, one JSON verdict per line out")
     check.add_argument("file", type=Path, help='JSONL: {"tool": ..., "arguments": {...}} per line')
-    check.add_argument("--profile", choices=[p.value for p in PolicyProfile], default=PolicyProfile.DEVELOPER.value)
+    check.add_argument(
+        "--profile",
+        choices=[p.value for p in PolicyProfile],
+        default=PolicyProfile.DEVELOPER.value,
+        help=f"what may run without a person's approval (default: {PolicyProfile.DEVELOPER.value})",
+    )
     check.add_argument("--workspace", type=Path, help="resolve paths against this directory (default: an empty one)")
 
     sandbox = commands.add_parser("sandbox", help="run a command in the sandbox as an agent's tool would")
     sandbox_commands = sandbox.add_subparsers(dest="sandbox_command", required=True, parser_class=_Parser)
     execute = sandbox_commands.add_parser("exec", help="run one command: sandbox exec --workspace DIR -- CMD ...")
     execute.add_argument("--backend", choices=list(BACKENDS), default=None, help="default: AGENT_LAB_SANDBOX or auto")
-    execute.add_argument("--workspace", type=Path, required=True)
+    execute.add_argument(
+        "--workspace", type=Path, required=True, help="the directory the command sees as /workspace (writable)"
+    )
     execute.add_argument("--timeout", type=_positive_float, default=60.0, help="seconds (default 60)")
     execute.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the command and its arguments")
 
     commands.add_parser("pending", help="runs waiting for a person's approval")
     approve = commands.add_parser("approve", help="approve the proposal a run waits on")
-    approve.add_argument("workflow_id")
+    approve.add_argument("workflow_id", help="the run's workflow id, as `run` and `pending` print it")
     approve.add_argument("--approver", help="who approves (default: AGENT_LAB_APPROVER or the login name)")
     approve.add_argument("--sha256", help="the proposal's arguments digest, as `pending` shows it (checked)")
     approve.add_argument("--expires-in", help="the approval lapses after this long, e.g. 30m, 2h, 3d")
     deny = commands.add_parser("deny", help="deny the proposal a run waits on; the reason goes to the model")
-    deny.add_argument("workflow_id")
-    deny.add_argument("--reason", required=True)
+    deny.add_argument("workflow_id", help="the run's workflow id, as `run` and `pending` print it")
+    deny.add_argument("--reason", required=True, help="why: the model reads it as feedback on its proposal")
     deny.add_argument("--approver", help="who denies (default: AGENT_LAB_APPROVER or the login name)")
 
     ledger = commands.add_parser("ledger", help="a run's hash-chained ledger")
@@ -109,6 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     server.add_argument(
         "--ui-port", type=_positive_int, default=None, help="Web UI port (default: AGENT_LAB_UI_PORT or 8233)"
+    )
+    ops = commands.add_parser(
+        "ops-service", help="serve the operations service (payments, tickets, accounts) for workers elsewhere"
+    )
+    ops.add_argument("--port", type=_port, default=None, help="port on 127.0.0.1, 0 for any free one (default: 7280)")
+    ops.add_argument(
+        "--db", type=Path, default=None, help="SQLite file of every tenant's state (default: data/ops/service.sqlite)"
     )
     return parser
 
@@ -139,6 +168,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from starter.ledger_command import ledger_verify, replay
 
             return ledger_verify(args.run) if args.command == "ledger" else replay(args.run)
+        if args.command == "ops-service":
+            from starter.ops_service import service_db_path
+            from starter.ops_service_command import DEFAULT_PORT, ops_service
+
+            return ops_service(DEFAULT_PORT if args.port is None else args.port, args.db or service_db_path())
         if args.command == "server":
             from starter.server_command import serve
 
@@ -193,6 +227,20 @@ async def _run(args: argparse.Namespace) -> int:
         keep_server=args.keep_server,
         with_worker=not args.no_worker,
     )
+
+
+def _version() -> str:
+    """This checkout's version (pyproject.toml) and the Temporal SDK's, read without importing it."""
+    with (settings.PROJECT_ROOT / "pyproject.toml").open("rb") as file:
+        project = tomllib.load(file)["project"]
+    sdk = metadata.version("temporalio")
+    return f"{project['name']} {project['version']} (temporalio {sdk}, Python {sys.version.split()[0]})"
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
+    return int(text)
 
 
 def _identifier(text: str) -> str:

@@ -15,7 +15,7 @@ import settings
 from contracts import visibility
 from starter.errors import StarterError
 from starter.temporal_server import DevServer, DevServerOptions, is_listening, split_address
-from worker import connect
+from worker import connect, connect_failure_reason
 
 
 @dataclass
@@ -57,7 +57,7 @@ async def temporal_connection(*, keep_server: bool = False, embed: bool = True) 
         try:
             client = await connect(address)
         except RuntimeError as error:
-            raise StarterError(f"no Temporal server at {address}: {_one_line(str(error))}") from None
+            raise StarterError(f"no Temporal server at {address}: {connect_failure_reason(error)}") from None
         searchable = True if embedded else await ensure_search_attributes(client)
         yield Connection(client, address, settings.temporal_ui_url(), embedded, searchable)
     finally:

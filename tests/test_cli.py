@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.sandbox import bubblewrap, sandbox_report
 from settings import PROJECT_ROOT
+from starter.cli import build_parser
 from tests.conftest import DEV_SERVER, free_port
 
 
@@ -283,6 +286,80 @@ def test_the_embedded_server_dies_with_the_starter(tmp_path: Path) -> None:
     server.kill()
     server.wait(timeout=10)
     wait_closed(port)
+
+
+async def test_an_operations_task_with_the_service_and_a_worker_in_their_own_processes(
+    dev_env: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    """The README's three terminals: `starter ops-service`, `python worker.py`, `run --no-worker`."""
+    service = subprocess.Popen(
+        [sys.executable, "-m", "starter", "ops-service", "--port", "0", "--db", str(tmp_path / "ops.sqlite")],
+        cwd=PROJECT_ROOT,
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    worker = None
+    try:
+        assert service.stdout is not None
+        first = service.stdout.readline()
+        assert first.startswith("operations service at http://127.0.0.1:"), first
+        url = first.split()[3].rstrip(",")
+        said = service.stdout.readline()
+        assert f"export AGENT_LAB_OPS_URL={url}" in said, said
+        env = cli_env(TEMPORAL_ADDRESS=dev_env.client.service_client.config.target_host, AGENT_LAB_OPS_URL=url)
+        worker = spawn("worker.py", env=env)
+        result = starter("run", "--task", "refund-duplicate-charge", "--no-worker", env=env)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "ok: COMPLETED" in result.stdout and "operations service:" not in result.stdout
+    finally:
+        for process in (worker, service):
+            if process is not None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=30)
+        service.stdout.close()
+    assert service.returncode == 0
+
+
+def test_the_operations_service_on_a_taken_port_is_one_line() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        result = starter("ops-service", "--port", str(taken.getsockname()[1]))
+    assert_one_line_error(result, "cannot listen on 127.0.0.1:", "--port")
+
+
+def test_a_worker_with_no_server_says_what_it_tried_in_one_line() -> None:
+    address = f"127.0.0.1:{free_port()}"
+    done = subprocess.run(
+        [sys.executable, "worker.py"],
+        cwd=PROJECT_ROOT,
+        env=cli_env(TEMPORAL_ADDRESS=address),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert_one_line_error(done, f"no Temporal server answers at {address} (Connection refused)", "starter server")
+
+
+def test_version_and_every_option_has_help() -> None:
+    version = starter("--version")
+    assert version.returncode == 0 and re.fullmatch(
+        r"durable-agent-lab \S+ \(temporalio \S+, Python \S+\)\n", version.stdout
+    )
+
+    def options(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.Action]]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from options(sub, f"{path} {name}")
+            elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
+                yield path, action
+
+    for path, action in options(build_parser(), "starter"):
+        name = f"{path} {'/'.join(action.option_strings) or action.dest}"
+        assert action.help, f"{name} has no help text"
+        if action.option_strings and action.default not in (None, False):
+            assert "default" in action.help, f"{name} does not say its default ({action.default!r})"
 
 
 @pytest.mark.parametrize("task_id", ["bugfix-median"])

@@ -104,6 +104,7 @@ class _ClusterThatCannotStart:
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True)
         (directory / "temporal.sqlite").write_bytes(b"half a database")
+        (directory / "dev-server.log").write_text("bind: address already in use\n")
 
     async def __aenter__(self) -> None:
         raise RuntimeError("the dev server did not start")
@@ -112,13 +113,20 @@ class _ClusterThatCannotStart:
         return None
 
 
-async def test_an_experiment_that_fails_leaves_no_scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_experiment_that_fails_keeps_its_logs_and_no_scratch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(harness, "LabCluster", _ClusterThatCannotStart)
     with pytest.raises(RuntimeError, match="did not start"):
         await run_experiment(load_config(small_config(tmp_path / "failing.yaml", "failing", trials=1)))
 
     (directory,) = reports_dir().glob("failing-*")
-    assert list(directory.iterdir()) == []
+    assert [path.relative_to(directory).as_posix() for path in sorted(directory.rglob("*"))] == [
+        "logs",
+        "logs/cluster",
+        "logs/cluster/dev-server.log",
+    ]
+    assert (directory / "logs" / "cluster" / "dev-server.log").read_text() == "bind: address already in use\n"
 
 
 def test_an_interrupted_experiment_keeps_its_trials_and_drops_its_scratch(tmp_path: Path) -> None:

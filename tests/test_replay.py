@@ -21,7 +21,26 @@ HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
 
 def test_the_representative_runs_are_recorded() -> None:
-    assert {path.stem for path in HISTORIES} >= {"rename_refactor", "wrong_fix", "approval", "continued"}
+    assert {path.stem for path in HISTORIES} >= {
+        "rename_refactor",
+        "wrong_fix",
+        "approval",
+        "continued",
+        "budget_exhausted",
+    }
+
+
+def test_both_endings_of_a_run_that_did_not_complete_are_recorded() -> None:
+    """`wrong_fix` predates `workflows.outcome.PATCH_ID` (it returned its FAILED result);
+    `budget_exhausted` was recorded with it (it failed its workflow): both must replay."""
+    endings = {
+        name: json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())["events"][-1]["eventType"]
+        for name in ("wrong_fix", "budget_exhausted")
+    }
+    assert endings == {
+        "wrong_fix": "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED",
+        "budget_exhausted": "EVENT_TYPE_WORKFLOW_EXECUTION_FAILED",
+    }
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda path: path.stem)

@@ -6,6 +6,7 @@ import argparse
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
@@ -28,13 +29,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="port to listen on; 0 picks a free one")
     parser.add_argument("--db", type=Path, required=True, help="SQLite file holding every tenant's state")
     options = parser.parse_args(argv)
+    # The first stdout line is the contract with a parent that asked for port 0.
+    return serve(
+        OpsServer(options.port, Database(options.db)), lambda url: print(f"listening on {url[7:]}", flush=True)
+    )
 
-    server = OpsServer(options.port, Database(options.db))
+
+def serve(server: OpsServer, announce: Callable[[str], None]) -> int:
+    """Announce the server's URL, then serve until SIGTERM or Ctrl-C."""
     # serve_forever runs on this thread, and shutdown() waits for it: ask from another thread.
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     host, port = server.server_address[:2]
-    # The first stdout line is the contract with a parent that asked for port 0.
-    print(f"listening on {host}:{port}", flush=True)
+    announce(f"http://{host}:{port}")
     try:
         # shutdown() takes effect at the next poll: a short interval makes a stop prompt.
         server.serve_forever(poll_interval=0.1)

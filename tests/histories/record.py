@@ -1,15 +1,18 @@
 """Record the histories the determinism guard replays (tests/test_replay.py).
 
-    uv run python -m tests.histories.record
+    uv run python -m tests.histories.record [NAME ...]
 
 Run it when a change to workflow code is *meant* to change what the workflow does, and commit
-the new files; a change that is not meant to must leave the old histories replaying.
+the new files; a change that is not meant to must leave the old histories replaying. With
+names, only those are recorded again: histories made by earlier code stay, so the guard keeps
+checking that runs started before a `workflow.patched` change still replay.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -30,9 +33,12 @@ from workflows.outcome import run_result
 HERE = Path(__file__).parent
 QUEUE = "record-histories"
 WRONG_FIX = HERE.parent / "scripts" / "bugfix_wrong_fix.yaml"
+WANTED = set(sys.argv[1:])
 
 
 async def record(client: Client, name: str, request: RunRequest, approve: bool = False) -> None:
+    if WANTED and name not in WANTED:
+        return
     handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=QUEUE)
     if approve:
         while (progress := await handle.query(AgentRunWorkflow.progress, 0)).pending_approval is None:
@@ -90,6 +96,9 @@ async def main() -> None:
                             update={"provider": ProviderConfig(script_path=str(WRONG_FIX))}
                         )
                         await record(env.client, "wrong_fix", wrong)
+                        # Recorded after runs that did not complete began to fail their workflow.
+                        spent = build_request(load_task("bugfix-median"), "durable", max_steps=1)
+                        await record(env.client, "budget_exhausted", spent)
                         await record(env.client, "approval", approval_request(Path(scratch)), approve=True)
                     else:
                         await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
