@@ -57,6 +57,7 @@ from contracts.queues import TASK_QUEUE
 from contracts.run import RunCarry, RunProgress, RunRequest, RunResult, Runtime, StepRecord
 from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.sandbox import SandboxReport
+from contracts.script import Script, ScriptedTask, ScriptInvalid, parse_script
 from contracts.task import TaskSpec
 from contracts.usage import Usage
 
@@ -111,6 +112,9 @@ __all__ = [
     "RunState",
     "Runtime",
     "SandboxReport",
+    "Script",
+    "ScriptInvalid",
+    "ScriptedTask",
     "ServiceCount",
     "StepRecord",
     "TaskSpec",
@@ -122,5 +126,6 @@ __all__ = [
     "Verdict",
     "VerifyInput",
     "WorkspaceRef",
+    "parse_script",
     "proposal_digest",
 ]

@@ -117,10 +117,13 @@ async def run_trial(spec: TrialSpec, lab: Lab) -> TrialRecord:
     fault_index = _plan_fault(spec, lab, request.run_id)
     started = time.monotonic()
     try:
-        if spec.runtime == "durable":
-            outcome = await asyncio.wait_for(_durable(spec, lab, request), TRIAL_TIMEOUT_S)
-        else:
-            outcome = await asyncio.wait_for(_baseline(spec, lab, request, fault_index), TRIAL_TIMEOUT_S)
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation (Ctrl-C)
+        # that arrives as the trial ends, and the experiment would go on.
+        async with asyncio.timeout(TRIAL_TIMEOUT_S):
+            if spec.runtime == "durable":
+                outcome = await _durable(spec, lab, request)
+            else:
+                outcome = await _baseline(spec, lab, request, fault_index)
     except Exception as error:  # the lab failed, not the agent: a failure, shown apart
         return record.model_copy(
             update={

@@ -4,7 +4,6 @@ supervisor (systemd, Kubernetes) would replace a crashed one."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from pathlib import Path
 from types import TracebackType
 
@@ -31,9 +30,9 @@ class WorkerPool:
     ) -> None:
         for slot in self._slots:
             slot.cancel()
-        for slot in self._slots:
-            with contextlib.suppress(asyncio.CancelledError):
-                await slot
+        # Gathered, not awaited one by one under suppress(CancelledError): that would also
+        # swallow a cancellation of the experiment itself arriving meanwhile.
+        await asyncio.gather(*self._slots, return_exceptions=True)
 
     async def _keep(self, worker: WorkerProcess) -> None:
         while True:
