@@ -329,15 +329,18 @@ def test_the_operations_service_on_a_taken_port_is_one_line() -> None:
 
 
 def test_a_worker_with_no_server_says_what_it_tried_in_one_line() -> None:
-    address = f"127.0.0.1:{free_port()}"
-    done = subprocess.run(
-        [sys.executable, "worker.py"],
-        cwd=PROJECT_ROOT,
-        env=cli_env(TEMPORAL_ADDRESS=address),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    # A port held, bound but not listening: refused, and no other test's server can take it.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{held.getsockname()[1]}"
+        done = subprocess.run(
+            [sys.executable, "worker.py"],
+            cwd=PROJECT_ROOT,
+            env=cli_env(TEMPORAL_ADDRESS=address),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert_one_line_error(done, f"no Temporal server answers at {address} (Connection refused)", "starter server")
 
 

@@ -85,6 +85,10 @@ def test_a_killed_experiment_leaves_no_process_behind(tmp_path: Path) -> None:
     assert list(left.values()) == []
 
 
+def _sigint_as_in_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def small_config(path: Path, name: str, trials: int) -> Path:
     path.write_text(
         yaml.safe_dump(
@@ -140,6 +144,9 @@ def test_an_interrupted_experiment_keeps_its_trials_and_drops_its_scratch(tmp_pa
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: a suite started in the background (`pytest &` from a script)
+        # inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
+        preexec_fn=_sigint_as_in_a_terminal,
     )
     try:
         deadline = time.monotonic() + 90
