@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from contracts.actions import ActionProposal
 from contracts.goal import GoalInterpretation
 from contracts.plan import Plan, PlanTask
+from contracts.problems import first_problem
 
 
 class ScriptInvalid(ValueError):
@@ -62,7 +63,4 @@ def parse_script(text: str) -> Script:
     except yaml.YAMLError as error:
         raise ScriptInvalid(f"not valid YAML: {' '.join(str(error).split())}") from None
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""
-        raise ScriptInvalid(f"{where}: {first['msg']}{more}") from None
+        raise ScriptInvalid(first_problem(error)) from None

@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from contracts import TaskSpec
+from contracts.problems import first_problem
 from contracts.script import Script, ScriptInvalid, parse_script
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
@@ -73,10 +74,7 @@ def load_task_dir(directory: Path) -> Task:
     except yaml.YAMLError as error:
         raise TaskError(f"{spec_path}: not valid YAML: {_one_line(str(error))}") from None
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""
-        raise TaskError(f"{spec_path}: {where}: {first['msg']}{more}") from None
+        raise TaskError(f"{spec_path}: {first_problem(error)}") from None
     task = Task(spec=spec, directory=directory)
     if not task.fixture_dir.is_dir():
         raise TaskError(f"{spec_path}: fixture directory {spec.fixture!r} not found")

@@ -9,6 +9,7 @@ import yaml
 from pydantic import ValidationError
 
 from contracts.experiment import ExperimentConfig
+from contracts.problems import first_problem
 from experiments.catalog import SPEC_FILE, TASKS_DIR, TaskError, list_tasks, load_task
 
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
@@ -30,10 +31,7 @@ def load_config(path: Path) -> ExperimentConfig:
     try:
         config = ExperimentConfig.model_validate(raw)
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        message = first["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"{path}: {where}: {message}") from None
+        raise ConfigError(f"{path}: {first_problem(error)}") from None
     for field, ids in [("tasks", config.tasks)] + [
         (f"scenarios.{index}.tasks", scenario.tasks or []) for index, scenario in enumerate(config.scenarios)
     ]:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from activities.verification import verify
 from contracts import ActionProposal, PolicyProfile
+from contracts.problems import first_problem
 from starter.errors import StarterError
 
 EXIT_OK, EXIT_INVALID_LINES = 0, 2
@@ -31,7 +32,7 @@ def policy_check(path: Path, profile: PolicyProfile, workspace: Path | None) -> 
                 proposal = ActionProposal.model_validate_json(line)
             except ValidationError as error:
                 invalid += 1
-                print(json.dumps({"line": number, "decision": "invalid", "error": _first_problem(error)}), flush=True)
+                print(json.dumps({"line": number, "decision": "invalid", "error": first_problem(error)}), flush=True)
                 continue
             verdict = verify(root, proposal, profile)
             shown = {"line": number, "tool": proposal.tool, **verdict.model_dump(mode="json")}
@@ -47,9 +48,3 @@ def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
     except UnicodeDecodeError:
         raise StarterError(f"{path} is not UTF-8 text") from None
     return ((number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip())
-
-
-def _first_problem(error: ValidationError) -> str:
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]

@@ -14,6 +14,7 @@ from pydantic import BaseModel, JsonValue, ValidationError
 
 from activities.ledger.chain import GENESIS_HASH, event_hash
 from contracts.ledger import LedgerEvent
+from contracts.problems import first_problem
 
 
 class LedgerProblem(BaseModel):
@@ -73,7 +74,7 @@ def _accept(scan: ChainScan, line: bytes, number: int) -> str | None:
     try:
         event = LedgerEvent.model_validate(fields)
     except ValidationError as error:
-        return f"not a ledger event ({_first_problem(error)})"
+        return f"not a ledger event ({first_problem(error)})"
     if scan.run_id is not None and event.run_id != scan.run_id:
         return f"run_id {event.run_id!r} in a ledger of run {scan.run_id!r}"
     if event.seq != scan.last_seq + 1:
@@ -90,9 +91,3 @@ def _accept(scan: ChainScan, line: bytes, number: int) -> str | None:
     scan.event_lines[event.event_id] = number
     scan.types[event.type] += 1
     return None
-
-
-def _first_problem(error: ValidationError) -> str:
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]
