@@ -18,16 +18,16 @@ from pydantic import BaseModel, ValidationError
 from temporalio import activity
 
 import settings
-from activities import checkpoints, faults
-from activities.effects.keys import canonical_json, idempotency_key
-from activities.effects.store import EffectStore
 from activities.errors import SandboxError, ToolError, ToolUnavailable, to_application_error
-from activities.faults import FaultPoint
 from activities.heartbeat import heartbeating
-from activities.sandbox import CommandOutcome, Sandbox, SandboxUnavailable, select_sandbox
-from activities.tools.context import ToolContext
-from activities.tools.registry import TOOLS, Tool, ToolProbe
 from activities.verification import describe_validation_error
+from agent import checkpoints, faults
+from agent.effects.keys import canonical_json, idempotency_key
+from agent.effects.store import EffectStore
+from agent.faults import FaultPoint
+from agent.sandbox import CommandOutcome, Sandbox, SandboxUnavailable, select_sandbox
+from agent.tools.context import ToolContext
+from agent.tools.registry import TOOLS, Tool, ToolProbe
 from contracts import ExecuteToolInput, ToolResult
 
 

@@ -14,13 +14,14 @@ from typing import TypeVar
 
 from temporalio import activity
 
-from activities import attempt_usage, faults
+from activities import attempt_usage
 from activities.errors import ProviderError, to_application_error
-from activities.faults import FaultPoint
 from activities.heartbeat import heartbeating
-from activities.providers.factory import build_provider
-from activities.tools.files import workspace_files
-from activities.tools.registry import tool_specs
+from agent import faults
+from agent.faults import FaultPoint
+from agent.providers.factory import build_provider
+from agent.tools.files import workspace_files
+from agent.tools.registry import tool_specs
 from contracts import (
     CompileGoalRequest,
     GoalCompilation,

@@ -14,12 +14,12 @@ from typing import Any
 
 from temporalio import activity
 
-from activities import ops_world
 from activities.errors import InvalidPath, SandboxError, ToolError, ToolUnavailable, to_application_error
 from activities.execution import current_sandbox
 from activities.heartbeat import heartbeating
-from activities.tools.output import truncate
-from activities.tools.paths import resolve_in_workspace
+from agent import ops_world
+from agent.tools.output import truncate
+from agent.tools.paths import resolve_in_workspace
 from contracts import (
     CheckPostconditionsInput,
     CommandExitCode,

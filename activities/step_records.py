@@ -14,9 +14,9 @@ from typing import Literal
 from pydantic import BaseModel
 from temporalio import activity
 
-from activities import checkpoints
 from activities.errors import to_application_error
 from activities.ledger import AppendLedgerInput, append_ledger
+from agent import checkpoints
 from contracts.ledger import LedgerEntry
 
 

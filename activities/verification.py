@@ -14,10 +14,10 @@ from pydantic import ValidationError
 from temporalio import activity
 
 from activities.errors import InvalidPath, PathOutsideWorkspace
-from activities.policy import check_command
-from activities.tools.paths import resolve_in_workspace
-from activities.tools.registry import TOOLS
-from activities.tools.shell import RunCommandArgs
+from agent.policy import check_command
+from agent.tools.paths import resolve_in_workspace
+from agent.tools.registry import TOOLS
+from agent.tools.shell import RunCommandArgs
 from contracts import ActionProposal, ReasonCode, Verdict, VerifyInput
 from contracts.policy import PolicyProfile
 

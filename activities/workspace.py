@@ -12,10 +12,10 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities import checkpoints, ops_world
 from activities.errors import SandboxError, ToolUnavailable, WorkspaceError, to_application_error
-from activities.sandbox import SandboxUnavailable, sandbox_report
-from activities.sandbox.identity import workspace_owner
+from agent import checkpoints, ops_world
+from agent.sandbox import SandboxUnavailable, sandbox_report
+from agent.sandbox.identity import workspace_owner
 from contracts import PrepareWorkspaceInput, SandboxReport, WorkspaceRef
 from settings import data_dir
 
@@ -66,7 +66,7 @@ def _prepare(fixture: Path, target: Path) -> Path:
     shutil.copytree(fixture, scratch, ignore=functools.partial(_not_copied, fixture), symlinks=True)
     if os.geteuid() == 0:
         # A root worker's sandbox runs commands as the workspace's owner: a user of this
-        # workspace's own, who owns it and nothing else (activities.sandbox.identity).
+        # workspace's own, who owns it and nothing else (agent.sandbox.identity).
         _chown_tree(scratch, *workspace_owner(target.name))
     try:
         scratch.rename(target)

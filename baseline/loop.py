@@ -21,6 +21,8 @@ from activities.model_calls import propose_action
 from activities.postconditions import check_postconditions
 from activities.verification import verify_proposal
 from activities.workspace import prepare_workspace
+from agent import feedback
+from agent.step_log import StepLog
 from contracts import (
     CheckPostconditionsInput,
     ExecuteToolInput,
@@ -33,8 +35,6 @@ from contracts import (
     Usage,
     VerifyInput,
 )
-from workflows import feedback
-from workflows.step_log import StepLog
 
 StepCallback = Callable[[StepRecord], None]
 In = TypeVar("In")

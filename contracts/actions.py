@@ -41,7 +41,7 @@ class ReasonCode(StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
     INVALID_ARGUMENTS = "invalid_arguments"
     PATH_OUTSIDE_WORKSPACE = "path_outside_workspace"
-    # Commands, from parsing them (activities.policy)
+    # Commands, from parsing them (agent.policy)
     DESTRUCTIVE_COMMAND = "destructive_command"
     PRIVILEGE_CHANGE = "privilege_change"
     SANDBOX_ESCAPE = "sandbox_escape"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from activities.sandbox import SandboxUnavailable, sandbox_report
+from agent.sandbox import SandboxUnavailable, sandbox_report
 from baseline import BaselineLoop
 from contracts import RunRequest, RunResult
 from starter.errors import StarterError

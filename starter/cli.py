@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import settings
-from activities.sandbox.selection import BACKENDS
+from agent.sandbox.selection import BACKENDS
 from contracts import PolicyProfile
 from experiments.catalog import TaskError, list_tasks, load_task
 from starter.errors import StarterError

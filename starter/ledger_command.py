@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from activities.ledger import LedgerReport, ledger_path, read_events, verify_ledger
+from agent.ledger import LedgerReport, ledger_path, read_events, verify_ledger
 from contracts.ledger import LedgerEvent
 from starter.errors import StarterError
 

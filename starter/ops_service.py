@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import settings
-from activities.ops_world import seed_file
+from agent.ops_world import seed_file
 from experiments.catalog import Task
 from experiments.ops_service import OpsServiceError, OpsServiceProcess
 from starter.errors import StarterError

@@ -15,7 +15,7 @@ from typing import Literal
 
 import httpx
 
-from activities.providers.urls import is_loopback
+from agent.providers.urls import is_loopback
 from contracts import ProviderConfig
 from experiments.catalog import Task
 from starter.errors import StarterError

@@ -8,8 +8,8 @@ import os
 import shlex
 from pathlib import Path
 
-from activities.sandbox import SandboxUnavailable, select_sandbox
-from activities.sandbox.identity import NOBODY
+from agent.sandbox import SandboxUnavailable, select_sandbox
+from agent.sandbox.identity import NOBODY
 from starter.errors import StarterError
 
 EXIT_TIMED_OUT = 124

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from activities.ledger import ledger_path
+from agent.ledger import ledger_path
 from contracts import TASK_QUEUE, RunResult, RunState
 from experiments.catalog import load_task
 from experiments.harness import LabCluster

@@ -10,7 +10,7 @@ from temporalio.client import Client
 
 from activities import model_calls
 from activities.errors import ProviderUnavailable
-from activities.providers.scripted import ScriptedProvider
+from agent.providers.scripted import ScriptedProvider
 from baseline import BaselineLoop
 from contracts import PlanTask, ProposalRequest, ProposalResult, RunBudget, RunState, ToolSpec, Usage
 from experiments.catalog import Task

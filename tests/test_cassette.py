@@ -12,11 +12,11 @@ import pytest
 import yaml
 
 from activities.errors import ProviderRequestError, to_application_error
-from activities.providers import completions
-from activities.providers.cassette import Cassette, request_key
-from activities.providers.openai_provider import OpenAIProvider
-from activities.providers.prompts import answer_text
-from activities.tools.registry import tool_specs
+from agent.providers import completions
+from agent.providers.cassette import Cassette, request_key
+from agent.providers.openai_provider import OpenAIProvider
+from agent.providers.prompts import answer_text
+from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
 from contracts import ActionProposal, ProposalRequest, ProviderConfig, RunResult, RunState
 from experiments.catalog import load_task

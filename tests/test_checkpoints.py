@@ -13,11 +13,11 @@ import pytest
 import yaml
 from temporalio.client import Client
 
-from activities import checkpoints
-from activities.effects.keys import idempotency_key
 from activities.execution import _store, execute
-from activities.ledger import ledger_path, read_events, verify_ledger
-from activities.sandbox.identity import workspace_owner
+from agent import checkpoints
+from agent.effects.keys import idempotency_key
+from agent.ledger import ledger_path, read_events, verify_ledger
+from agent.sandbox.identity import workspace_owner
 from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState
 from tests.runs import execute_run
 from worker import build_worker

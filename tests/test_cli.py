@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from activities.sandbox import bubblewrap, sandbox_report
+from agent.sandbox import bubblewrap, sandbox_report
 from settings import PROJECT_ROOT
 from starter.cli import build_parser
 from tests.conftest import DEV_SERVER, free_port

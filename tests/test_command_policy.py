@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from activities import policy
-from activities.policy import Finding, check_command
-from activities.policy.interpreters import embedded_code
-from activities.policy.python_code import analyze_python
-from activities.policy.shell_parse import parse
-from activities.policy.wrappers import command_name, unwrap
+from agent import policy
+from agent.policy import Finding, check_command
+from agent.policy.interpreters import embedded_code
+from agent.policy.python_code import analyze_python
+from agent.policy.shell_parse import parse
+from agent.policy.wrappers import command_name, unwrap
 from contracts.actions import ReasonCode
 from tests.security_corpus import ATTACKS, BENIGN, EFFECTS
 
@@ -91,7 +91,7 @@ def test_a_bug_in_the_policy_refuses_the_command(monkeypatch: pytest.MonkeyPatch
     def broken(*args: object) -> None:
         raise KeyError("bug")
 
-    monkeypatch.setattr("activities.policy.check.parse", broken)
+    monkeypatch.setattr("agent.policy.check.parse", broken)
     assert code_of("ls") == ReasonCode.UNANALYZABLE_COMMAND
 
 

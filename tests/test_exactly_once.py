@@ -18,13 +18,13 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.effects.keys import canonical_json, idempotency_key
-from activities.effects.store import EffectStore
 from activities.errors import ToolUnavailable
 from activities.execution import execute, execute_tool
-from activities.sandbox.process import ProcessSandbox
-from activities.tools.context import ToolContext
-from activities.tools.registry import TOOLS
+from agent.effects.keys import canonical_json, idempotency_key
+from agent.effects.store import EffectStore
+from agent.sandbox.process import ProcessSandbox
+from agent.tools.context import ToolContext
+from agent.tools.registry import TOOLS
 from contracts import ActionProposal, ExecuteToolInput, ToolResult
 from experiments.ops_service import OpsServiceProcess
 from tests.conftest import free_port

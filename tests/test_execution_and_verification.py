@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from activities.execution import execute
-from activities.sandbox import select_sandbox
-from activities.tools.registry import TOOLS
 from activities.verification import verify
+from agent.sandbox import select_sandbox
+from agent.tools.registry import TOOLS
 from contracts import ActionProposal, ExecuteToolInput, ReasonCode, ToolResult
 
 

@@ -22,21 +22,11 @@ from pydantic import JsonValue, ValidationError
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-import activities.ledger as ledger
-from activities.effects.keys import canonical_json
+import agent.ledger as ledger
 from activities.errors import LedgerCorrupt
-from activities.ledger import (
-    GENESIS_HASH,
-    AppendLedgerInput,
-    append,
-    append_ledger,
-    encode_line,
-    event_hash,
-    ledger_path,
-    read_events,
-    seal,
-    verify_ledger,
-)
+from activities.ledger import AppendLedgerInput, append_ledger
+from agent.effects.keys import canonical_json
+from agent.ledger import GENESIS_HASH, append, encode_line, event_hash, ledger_path, read_events, seal, verify_ledger
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
 from settings import PROJECT_ROOT
 from starter.errors import StarterError
@@ -238,7 +228,7 @@ def test_threads_appending_to_one_run_keep_one_chain(run_id: str) -> None:
 WRITER_SCRIPT = """
 import sys
 from datetime import UTC, datetime
-from activities.ledger import append
+from agent.ledger import append
 from contracts.ledger import LedgerEntry
 
 run_id, worker = sys.argv[1], sys.argv[2]

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 
 from activities.errors import ProviderUnavailable
-from activities.providers.noisy import NoisyProvider, read_injected
-from activities.providers.scripted import ScriptedProvider
-from activities.tools.registry import tool_specs
+from agent.providers.noisy import NoisyProvider, read_injected
+from agent.providers.scripted import ScriptedProvider
+from agent.tools.registry import tool_specs
 from contracts import NoiseConfig, ProposalRequest, ProviderConfig
 from experiments.catalog import Task
 

@@ -21,10 +21,10 @@ from activities.errors import (
     to_application_error,
 )
 from activities.model_calls import plan, propose_action
-from activities.providers import completions, schemas
-from activities.providers.factory import build_provider
-from activities.providers.openai_provider import OpenAIProvider
-from activities.tools.registry import tool_specs
+from agent.providers import completions, schemas
+from agent.providers.factory import build_provider
+from agent.providers.openai_provider import OpenAIProvider
+from agent.tools.registry import tool_specs
 from contracts import ActionProposal, GoalSpec, PlanRequest, PlanTask, Price, ProposalRequest, ProviderConfig, Turn
 from tests.fake_openai_server import REQUEST_ID, FakeOpenAIServer, Scripted
 

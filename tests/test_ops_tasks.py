@@ -15,9 +15,9 @@ import pytest
 from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
-from activities.ops_world import SEED_FILE
 from activities.postconditions import check
 from activities.workspace import prepare_workspace, workspace_path
+from agent.ops_world import SEED_FILE
 from baseline import BaselineLoop
 from contracts import (
     Approve,

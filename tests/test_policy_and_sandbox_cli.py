@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.sandbox.bubblewrap import available
-from activities.sandbox.docker_engine import engine_answers
-from activities.sandbox.identity import workspace_owner
+from agent.sandbox.bubblewrap import available
+from agent.sandbox.docker_engine import engine_answers
+from agent.sandbox.identity import workspace_owner
 from tests.test_cli import assert_one_line_error, starter
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from activities import model_calls
-from activities.providers.prompts import CHARS_PER_TOKEN, TEMPLATE_MARGIN_TOKENS, proposal_messages
-from activities.tools.registry import tool_specs
+from agent.providers.prompts import CHARS_PER_TOKEN, TEMPLATE_MARGIN_TOKENS, proposal_messages
+from agent.tools.registry import tool_specs
 from contracts import ActionProposal, ProposalRequest, ProposalResult, ProviderConfig, ToolSpec, Turn, Usage
 
 

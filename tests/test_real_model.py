@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from temporalio.client import Client
 
-from activities.ledger import ledger_path, read_events
+from agent.ledger import ledger_path, read_events
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunBudget
 from experiments.catalog import Task

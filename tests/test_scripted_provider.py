@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.errors import ScriptError
 from activities.model_calls import compile_goal, plan, propose_action
-from activities.providers.scripted import ScriptedProvider
+from agent.providers.scripted import ScriptedProvider
 from contracts import (
     ActionProposal,
     CommandExitCode,

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.sandbox.bubblewrap import BubblewrapSandbox, available
-from activities.sandbox.identity import workspace_owner
 from activities.verification import verify
+from agent.sandbox.bubblewrap import BubblewrapSandbox, available
+from agent.sandbox.identity import workspace_owner
 from contracts import ActionProposal
 from tests.conftest import counting_listener
 from tests.security_corpus import ATTACKS, BENIGN, EFFECTS

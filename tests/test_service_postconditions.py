@@ -12,8 +12,8 @@ import pytest
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
-from activities import ops_world
 from activities.postconditions import check, check_postconditions
+from agent import ops_world
 from contracts import CheckPostconditionsInput, FileContains, Postcondition, PostconditionOutcome, TaskSpec
 from contracts.postconditions import SERVICE_FIELDS, ServiceCount
 from experiments.ops_service import OpsServiceProcess

@@ -11,8 +11,8 @@ import pytest
 import yaml
 from temporalio.client import Client
 
-from activities.sandbox.bubblewrap import available
-from activities.sandbox.identity import workspace_owner
+from agent.sandbox.bubblewrap import available
+from agent.sandbox.identity import workspace_owner
 from baseline import BaselineLoop
 from contracts import FileContains, ProviderConfig, ReasonCode, RunRequest, RunState
 from tests.runs import execute_run

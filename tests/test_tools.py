@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from activities.errors import InvalidPath, PathOutsideWorkspace, ToolError
-from activities.sandbox.process import ProcessSandbox
-from activities.tools.context import ToolContext
-from activities.tools.files import (
+from agent.sandbox.process import ProcessSandbox
+from agent.tools.context import ToolContext
+from agent.tools.files import (
     ListFilesArgs,
     ReadFileArgs,
     ReplaceInFileArgs,
@@ -19,8 +19,8 @@ from activities.tools.files import (
     replace_in_file,
     write_file,
 )
-from activities.tools.output import truncate
-from activities.tools.paths import resolve_in_workspace
+from agent.tools.output import truncate
+from agent.tools.paths import resolve_in_workspace
 
 
 def ctx(workspace: Path) -> ToolContext:

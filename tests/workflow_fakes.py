@@ -13,8 +13,9 @@ from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from activities.ledger import AppendLedgerInput, AppendResult
+from activities.ledger import AppendLedgerInput
 from activities.step_records import RecordStepInput, RecordStepResult
+from agent.ledger import AppendResult
 from contracts import (
     ActionProposal,
     CheckPostconditionsInput,

@@ -27,6 +27,9 @@ with workflow.unsafe.imports_passed_through():
     from activities.step_records import RecordStepInput, record_step
     from activities.verification import verify_proposal
     from activities.workspace import prepare_workspace
+    from agent import feedback
+    from agent.budget import Spent, exhausted
+    from agent.step_log import Outcome, StepLog
     from contracts import (
         ActionProposal,
         CheckPostconditionsInput,
@@ -55,12 +58,9 @@ with workflow.unsafe.imports_passed_through():
     from contracts.ledger import LedgerEntry
     from contracts.run import RunCarry
     from workflows import activity_options as options
-    from workflows import feedback
-    from workflows.budget import Spent, exhausted
     from workflows.ledger_entries import EntryMaker
     from workflows.outcome import PATCH_ID, not_completed
     from workflows.state_machine import StateMachine
-    from workflows.step_log import Outcome, StepLog
 
 S = RunState
 In = TypeVar("In")

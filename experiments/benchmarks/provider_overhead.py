@@ -14,10 +14,10 @@ import time
 
 import httpx
 
-from activities.providers import completions
-from activities.providers.openai_provider import OpenAIProvider
-from activities.providers.prompts import answer_text
-from activities.tools.registry import tool_specs
+from agent.providers import completions
+from agent.providers.openai_provider import OpenAIProvider
+from agent.providers.prompts import answer_text
+from agent.tools.registry import tool_specs
 from contracts import ActionProposal, ProposalRequest, ProviderConfig, Turn
 from tests.fake_openai_server import FakeOpenAIServer, Scripted
 

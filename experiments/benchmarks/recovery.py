@@ -22,7 +22,7 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.faults import FaultPlan, FaultPoint, FaultSpec
+from agent.faults import FaultPlan, FaultPoint, FaultSpec
 from contracts import TASK_QUEUE, RunResult
 from experiments.catalog import load_task
 from experiments.harness import LabCluster

@@ -12,8 +12,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from activities.sandbox import SandboxUnavailable, select_sandbox
-from activities.sandbox.identity import workspace_owner
+from agent.sandbox import SandboxUnavailable, select_sandbox
+from agent.sandbox.identity import workspace_owner
 
 COMMANDS = {"true": "true", "python -c pass": "python -c pass"}
 

@@ -1,0 +1,30 @@
+"""The run ledger: an append-only, hash-chained, fsync'd JSONL file per run, idempotent on event id.
+
+chain     the hash of an event and the genesis prev_hash (pure)
+scan      one pass over a file's bytes checking every chain rule
+store     `append` under an exclusive flock, torn tails quarantined; `ledger_path`
+files     durable whole reads and writes
+verify    `verify_ledger` -> LedgerReport
+read      `read_events` for replays
+"""
+
+from agent.ledger.chain import GENESIS_HASH, encode_line, event_hash, seal
+from agent.ledger.read import read_events
+from agent.ledger.scan import LedgerProblem
+from agent.ledger.store import AppendResult, append, check_run_id, ledger_path
+from agent.ledger.verify import LedgerReport, verify_ledger
+
+__all__ = [
+    "GENESIS_HASH",
+    "AppendResult",
+    "LedgerProblem",
+    "LedgerReport",
+    "append",
+    "check_run_id",
+    "encode_line",
+    "event_hash",
+    "ledger_path",
+    "read_events",
+    "seal",
+    "verify_ledger",
+]

@@ -1,0 +1,129 @@
+"""Appending to a run's ledger, `data_dir()/ledgers/RUN_ID.jsonl`, one JSON event per line.
+
+Blocking file I/O: async callers run `append` in a thread. Several workers may append to the
+same run, so an append holds an exclusive `flock` on the file from the read of the chain to the
+fsync of its new lines. Lines only ever go on the end of the file; the one exception is a torn
+tail, which is moved to a quarantine file and replaced by a `ledger_repaired` event.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from activities.errors import LedgerCorrupt
+from agent.ledger.chain import encode_line, seal
+from agent.ledger.files import fsync_dir, read_all, replace_tail, write_all, write_new_file
+from agent.ledger.scan import ChainScan, scan_chain
+from contracts.ledger import LedgerEntry
+from settings import data_dir
+
+LEDGER_DIR = "ledgers"
+
+
+class AppendResult(BaseModel):
+    appended: int = Field(description="entries written, a ledger_repaired event not counted")
+    skipped: int = Field(description="entries whose event id the ledger already held")
+    last_seq: int
+    # The chain head. Kept in Temporal history, it lets a later check notice a ledger cut short,
+    # which a hash chain alone cannot: a truncated chain still verifies.
+    last_hash: str
+    repaired: str | None = Field(None, description="the quarantine file a torn tail was moved to")
+
+
+def check_run_id(run_id: str) -> None:
+    """A run id names a file, so it must not be able to name any other: no separators, no NUL."""
+    if run_id in ("", ".", "..") or any(char in run_id for char in "/\\\0"):
+        raise ValueError(f"run id {run_id!r} cannot name a ledger file")
+
+
+def ledger_path(run_id: str) -> Path:
+    check_run_id(run_id)
+    return data_dir() / LEDGER_DIR / f"{run_id}.jsonl"
+
+
+def append(run_id: str, entries: list[LedgerEntry], worker: str) -> AppendResult:
+    """Appends the entries whose event id the ledger does not hold yet, in order, and fsyncs.
+
+    Raises LedgerCorrupt (file unchanged) when the chain already on disk does not verify, and
+    ValueError for entries of another run or with a payload that is not strict JSON."""
+    strays = sorted({entry.run_id for entry in entries} - {run_id})
+    if strays:
+        raise ValueError(f"entries of run(s) {strays} cannot go in the ledger of run {run_id!r}")
+    path = ledger_path(run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        # flock locks the open file description, so threads of one process exclude each other
+        # as well as processes do. Closing the file releases it, whatever happens in between.
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return _append_locked(fd, path, run_id, entries, worker)
+    finally:
+        os.close(fd)
+
+
+def _append_locked(fd: int, path: Path, run_id: str, entries: list[LedgerEntry], worker: str) -> AppendResult:
+    scan = scan_chain(read_all(fd), run_id)
+    if scan.problem is not None:
+        raise LedgerCorrupt(f"{path}: line {scan.problem.line}: {scan.problem.reason}; nothing appended")
+    known = set(scan.event_lines)
+    fresh: list[LedgerEntry] = []
+    for entry in entries:
+        if entry.event_id not in known:
+            known.add(entry.event_id)
+            fresh.append(entry)
+    quarantine = _quarantine_path(path) if scan.torn_tail else None
+    pending = ([_repair_entry(run_id, quarantine, scan)] if quarantine else []) + fresh
+
+    # Every line is sealed and encoded before anything touches the disk: a bad payload fails here.
+    lines: list[bytes] = []
+    seq, head = scan.last_seq, scan.last_hash
+    for entry in pending:
+        event = seal(entry, seq=seq + 1, worker=worker, prev_hash=head)
+        lines.append(encode_line(event))
+        seq, head = event.seq, event.hash
+    new = b"".join(lines)
+
+    if quarantine is not None:
+        write_new_file(quarantine, scan.torn_tail)
+        replace_tail(path, scan.complete_bytes, scan.complete_bytes + len(scan.torn_tail), new)
+    elif new:
+        write_all(fd, new)
+        os.fsync(fd)
+        if scan.complete_bytes == 0:
+            fsync_dir(path.parent)  # a new file's directory entry must be durable too
+    return AppendResult(
+        appended=len(fresh),
+        skipped=len(entries) - len(fresh),
+        last_seq=seq,
+        last_hash=head,
+        repaired=quarantine.name if quarantine else None,
+    )
+
+
+def _repair_entry(run_id: str, quarantine: Path, scan: ChainScan) -> LedgerEntry:
+    digest = hashlib.sha256(scan.torn_tail).hexdigest()
+    return LedgerEntry(
+        event_id=f"ledger_repaired:{scan.last_seq + 1}:{digest[:16]}",
+        type="ledger_repaired",
+        run_id=run_id,
+        time=datetime.now(UTC),
+        payload={
+            "quarantine": quarantine.name,
+            "bytes": len(scan.torn_tail),
+            "sha256": digest,
+            "offset": scan.complete_bytes,
+        },
+    )
+
+
+def _quarantine_path(path: Path) -> Path:
+    number = 1
+    while (candidate := path.with_name(f"{path.name}.torn-{number}")).exists():
+        number += 1
+    return candidate

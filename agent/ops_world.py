@@ -1,0 +1,73 @@
+"""A run's world in the operations service (experiments/ops_service): its tenant, named by the
+world id, seeded from the task's fixture before the agent starts and read whole when its
+postconditions are judged.
+
+    seed_world    WorkspaceError    no service configured, a bad URL, a seed file or seed the service refuses
+                  ToolUnavailable   the service did not answer (retryable: seeding is idempotent)
+    world_state   ToolError         no service configured, a refused request, an unreadable answer
+                  ToolUnavailable   the service did not answer
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import settings
+from activities.errors import ToolError, ToolUnavailable, WorkspaceError
+from agent.ops_client import error_message, ops_request
+
+# A fixture holding this file needs the service. It stays out of the agent's workspace: the
+# agent learns about the world through the service and the task's README, as a person would.
+SEED_FILE = "ops_seed.json"
+
+
+def seed_file(fixture: Path) -> Path | None:
+    path = fixture / SEED_FILE
+    return path if path.is_file() else None
+
+
+def require_ops_url() -> str:
+    url = settings.ops_url()
+    if url is None:
+        raise WorkspaceError("this task needs the operations service: set AGENT_LAB_OPS_URL")
+    return url
+
+
+async def seed_world(seed: Path, world_id: str) -> None:
+    """Seed the world's tenant. The service seeds a tenant once and answers every later seed
+    with "already seeded", changing nothing: a retry or a rerun of the world is safe."""
+    url = require_ops_url()
+    try:
+        data = json.loads(await asyncio.to_thread(seed.read_bytes))
+    except (OSError, ValueError) as error:
+        raise WorkspaceError(f"{seed}: cannot read the seed: {error}") from None
+    try:
+        response = await ops_request(url, "POST", "/seed", world_id=world_id, body=data)
+    except ToolError as error:
+        raise WorkspaceError(str(error)) from None
+    if response.is_server_error:
+        raise ToolUnavailable(f"the operations service could not seed tenant {world_id!r}: {error_message(response)}")
+    if not response.is_success:
+        raise WorkspaceError(f"the operations service refused the seed in {seed}: {error_message(response)}")
+
+
+async def world_state(world_id: str) -> dict[str, Any]:
+    """The tenant's whole state: orders, refunds, tickets, accounts (see `GET /state`)."""
+    url = settings.ops_url()
+    if url is None:
+        raise ToolError("no operations service is configured (set AGENT_LAB_OPS_URL)")
+    response = await ops_request(url, "GET", "/state", world_id=world_id)
+    if response.is_server_error:
+        raise ToolUnavailable(f"the operations service failed ({response.status_code}): {error_message(response)}")
+    if not response.is_success:
+        raise ToolError(f"the operations service refused ({response.status_code}): {error_message(response)}")
+    try:
+        state = response.json()
+    except ValueError:
+        raise ToolError("the operations service answered with something other than JSON") from None
+    if not isinstance(state, dict):
+        raise ToolError("the operations service answered with something other than a JSON object")
+    return state

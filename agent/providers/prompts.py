@@ -1,0 +1,217 @@
+"""Chat messages for a model, from the typed requests. Pure and deterministic: the same request
+gives the same messages, byte for byte, so a cassette keyed by them replays and a server's prompt
+cache hits.
+
+Small local models have small contexts (2048-4096 tokens), so the messages stay compact: tool
+schemas without titles, feedback clipped (head and tail), older turns clipped harder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agent.providers.schemas import ANSWER_KEY
+from contracts import ActionProposal, ProposalRequest, ToolSpec, Turn
+
+Message = dict[str, str]
+
+FEEDBACK_LIMIT = 1500
+OLD_FEEDBACK_LIMIT = 300
+RECENT_TURNS = 4
+# Files listed in the first message; a small model's context is short.
+FILES_SHOWN = 60
+ANSWER_LIMIT = 1000
+# Joins what was wrong with an unusable answer and the answer itself, in `invalid_output`; the
+# runtimes feed it back verbatim, and `proposal_messages` splits it again.
+ANSWER_MARKER = "\nThe answer was: "
+# To fit a context window without a tokenizer: a low guess of characters per token for code,
+# JSON and English (so the guess overcounts tokens), with a margin for the chat template.
+CHARS_PER_TOKEN = 3.0
+TEMPLATE_MARGIN_TOKENS = 64
+# Durations change from run to run ("5 passed in 0.03s"). Hidden, the same run gives the same
+# prompts: a cassette replays them, and a server's prompt cache hits.
+_DURATION = re.compile(r"\bin \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
+
+_AGENT = (
+    "You are an agent that works in a software workspace and on operations services. You reach a goal "
+    "one step at a time: each turn you propose one action, code checks it before it runs, and you are "
+    "told what happened."
+)
+_ANSWER_FORMS = (
+    "Answer with one JSON object and nothing else, in one of these forms:\n"
+    f'{{"{ANSWER_KEY}": {{"tool": "<tool name>", "kind": "tool_call", "thought": "<why>", "arguments": {{...}}}}}}\n'
+    f'{{"{ANSWER_KEY}": {{"kind": "finish", "thought": "<why the task is done>"}}}}\n'
+    f'{{"{ANSWER_KEY}": {{"kind": "give_up", "thought": "<why you cannot go on>"}}}}\n'
+    "Say finish only when the work is done: code checks it."
+)
+_GOAL_SYSTEM = (
+    "You interpret goals for a software agent. Answer with one JSON object and nothing else:\n"
+    '{"summary": "<the goal in one sentence>", "constraints": ["<a rule the work must respect>"]}'
+)
+_PLAN_FORM = (
+    "Answer with one JSON object and nothing else:\n"
+    '{"tasks": [{"id": "<short-id>", "title": "<what>", "instructions": "<how>", '
+    '"depends_on": ["<id of a task that must be done first>"]}]}\n'
+    "Use few tasks; one is right for a small goal. Ids use letters, digits, '.', '_' and '-'."
+)
+
+
+def proposal_messages(request: ProposalRequest, tools: list[ToolSpec]) -> list[Message]:
+    system = "\n\n".join([_AGENT, "Tools (name [risk]: purpose; arguments):\n" + _tool_lines(tools), _ANSWER_FORMS])
+    messages = [_message("system", system), _message("user", _assignment(request))]
+    recent_from = len(request.history) - RECENT_TURNS
+    for index, turn in enumerate(request.history):
+        limit = FEEDBACK_LIMIT if index >= recent_from else OLD_FEEDBACK_LIMIT
+        messages.extend(_turn_messages(turn, limit))
+    return _fit(messages, request)
+
+
+def _fit(messages: list[Message], request: ProposalRequest) -> list[Message]:
+    """Leave out the oldest turns until the prompt and the answer fit the model's context: a
+    server refuses a prompt that is too long (HTTP 400), which would end the run. The latest
+    turn always stays: without it the model cannot know what its last step did."""
+    context = request.provider.context_tokens
+    if context is None:
+        return messages
+    room = context - request.provider.max_output_tokens - TEMPLATE_MARGIN_TOKENS
+    budget = int(room * CHARS_PER_TOKEN)
+    head, turns = messages[:2], messages[2:]
+    left_out = 0
+    while len(turns) > 2 and _chars(head) + _OMITTED_NOTE_CHARS + _chars(turns) > budget:
+        turns = turns[2:]  # a turn is two messages: the answer, then what came of it
+        left_out += 1
+    if left_out:
+        note = f"\n\n({left_out} earlier steps are left out here to fit the model's context.)"
+        head = [head[0], {**head[1], "content": head[1]["content"] + note}]
+    return head + turns
+
+
+_OMITTED_NOTE_CHARS = 80
+
+
+def _chars(messages: list[Message]) -> int:
+    return sum(len(message["content"]) for message in messages)
+
+
+def goal_messages(goal: str) -> list[Message]:
+    return [_message("system", _GOAL_SYSTEM), _message("user", f"Goal:\n{goal.strip()}")]
+
+
+def plan_messages(goal: str, summary: str, tools: list[ToolSpec]) -> list[Message]:
+    names = "\n".join(f"- {tool.name} [{tool.risk.value}]: {tool.description}" for tool in tools)
+    system = f"You plan work for a software agent that acts through these tools:\n{names}\n\n{_PLAN_FORM}"
+    return [_message("system", system), _message("user", f"Goal:\n{goal.strip()}\n\nSummary: {summary.strip()}")]
+
+
+def repair_messages(messages: list[Message], answer: str, problem: str) -> list[Message]:
+    """The conversation again, with the rejected answer and what was wrong with it."""
+    return [
+        *messages,
+        _message("assistant", clip(answer, ANSWER_LIMIT)),
+        _message(
+            "user", f"That answer is not valid: {clip(problem, FEEDBACK_LIMIT)}\nAnswer again, in the form asked."
+        ),
+    ]
+
+
+def answer_text(proposal: ActionProposal) -> str:
+    """A proposal as the model is asked to write it (keys in the schema's order)."""
+    action: dict[str, Any]
+    if proposal.kind == "tool_call":
+        action = {"tool": proposal.tool, "kind": "tool_call", "thought": proposal.thought}
+        action["arguments"] = proposal.arguments
+    else:
+        action = {"kind": proposal.kind, "thought": proposal.thought}
+    return json.dumps({ANSWER_KEY: action}, ensure_ascii=False)
+
+
+def unusable(problem: str, answer: str) -> str:
+    return f"{problem}{ANSWER_MARKER}{clip(answer, ANSWER_LIMIT)}"
+
+
+def clip(text: str, limit: int) -> str:
+    """Head and tail: a command's output says what it is at the start and how it ended last."""
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    tail = limit - head
+    return f"{text[:head]}\n... [{len(text) - limit} characters cut] ...\n{text[-tail:]}"
+
+
+def _assignment(request: ProposalRequest) -> str:
+    parts = [f"Goal:\n{request.goal.strip()}"]
+    if request.workspace_files:
+        shown = request.workspace_files[:FILES_SHOWN]
+        more = (
+            f"\n(and {len(request.workspace_files) - FILES_SHOWN} more)"
+            if len(request.workspace_files) > FILES_SHOWN
+            else ""
+        )
+        parts.append(
+            "Files in your workspace (use these paths, relative to the workspace root):\n" + "\n".join(shown) + more
+        )
+    task = request.task
+    if task is None:
+        parts.append("Work on the whole goal; answer finish when it is achieved.")
+        return "\n\n".join(parts)
+    lines = [f"Current task ({task.id}): {task.title}"]
+    if task.instructions:
+        lines.append(f"Instructions: {task.instructions.strip()}")
+    if task.postconditions:
+        lines.append("It is done when:")
+        lines.extend(f"- {condition.describe()}" for condition in task.postconditions)
+    else:
+        lines.append("It is done when you answer finish.")
+    parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _turn_messages(turn: Turn, limit: int) -> list[Message]:
+    feedback = _DURATION.sub("in <t>s", turn.feedback)
+    if turn.proposal is not None:
+        said = answer_text(turn.proposal)
+    elif ANSWER_MARKER in feedback:
+        feedback, said = feedback.split(ANSWER_MARKER, 1)
+    else:
+        said = "(an answer that could not be used)"
+    return [
+        _message("assistant", clip(said, ANSWER_LIMIT)),
+        _message("user", f"Step {turn.step}, {turn.outcome}: {clip(feedback, limit)}"),
+    ]
+
+
+def _tool_lines(tools: list[ToolSpec]) -> str:
+    lines = []
+    for tool in tools:
+        arguments = _compact(_untitled(tool.parameters.get("properties", {})))
+        required = tool.parameters.get("required") or []
+        needs = f" (required: {', '.join(str(name) for name in required)})" if required else ""
+        lines.append(f"- {tool.name} [{tool.risk.value}]: {tool.description} Arguments{needs}: {arguments}")
+    return "\n".join(lines)
+
+
+def _untitled(properties: Any) -> Any:
+    """Property schemas without their `title` keywords (a property may itself be named "title")."""
+    return {name: _without_titles(schema) for name, schema in properties.items()}
+
+
+def _without_titles(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_without_titles(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: _untitled(value) if key in ("properties", "$defs") else _without_titles(value)
+        for key, value in schema.items()
+        if not (key == "title" and isinstance(value, str))
+    }
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _message(role: str, content: str) -> Message:
+    return {"role": role, "content": content}

@@ -1,0 +1,100 @@
+"""A provider that follows a per-task script: deterministic, free, and exactly reproducible.
+
+Where it is in the script is derived from the request alone (its own earlier proposals among
+the turns), never from hidden state, so a retried or replayed call gets the same answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from pathlib import Path
+
+from activities.errors import ScriptError
+from agent.providers.base import Reply
+from contracts import (
+    ActionProposal,
+    GoalInterpretation,
+    Plan,
+    ProposalRequest,
+    ProposalResult,
+    ToolSpec,
+    Turn,
+    Usage,
+)
+from contracts.script import Script, ScriptInvalid, parse_script
+
+
+class ScriptedProvider:
+    def __init__(self, script_path: str) -> None:
+        self._path = Path(script_path)
+
+    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
+        started = time.perf_counter()
+        script = await self._script()
+        return Reply(script.goal, _usage(goal, script.goal.model_dump_json(), started))
+
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
+        started = time.perf_counter()
+        plan = (await self._script()).as_plan()
+        return Reply(plan, _usage(goal + summary, plan.model_dump_json(), started))
+
+    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
+        started = time.perf_counter()
+        try:
+            actions = (await self._script()).actions_for(request.task.id if request.task else None)
+        except LookupError as error:
+            raise ScriptError(str(error)) from None
+        position = script_position(actions, request.history)
+        if position < len(actions):
+            proposal = actions[position]
+        else:
+            proposal = ActionProposal(kind="give_up", thought="The script has no further steps.")
+        return ProposalResult(
+            proposal=proposal, usage=_usage(request.model_dump_json(), proposal.model_dump_json(), started)
+        )
+
+    async def _script(self) -> Script:
+        try:
+            mtime = (await asyncio.to_thread(self._path.stat)).st_mtime_ns
+        except OSError:
+            raise ScriptError(f"script not found: {self._path}") from None
+        return await asyncio.to_thread(_load_script, self._path, mtime)
+
+
+def script_position(actions: list[ActionProposal], history: list[Turn]) -> int:
+    """How far the script has got: the turns that were its own proposals, in order. A turn the
+    script did not propose (a fault injected in its place), or one of its own that failed by an
+    injected fault (a tool timeout), does not move it on, so the script proposes its step
+    again, as a model would after a glitch. A step that fails on its own counts as done: the
+    script goes on as written."""
+    position = 0
+    for turn in history:
+        if position < len(actions) and turn.proposal == actions[position] and not turn.fault_injected:
+            position += 1
+    return position
+
+
+@functools.lru_cache(maxsize=64)
+def _load_script(path: Path, mtime_ns: int) -> Script:
+    """Parsed once per file version (the modification time is part of the cache key)."""
+    try:
+        return parse_script(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ScriptError(f"{path}: not UTF-8 text") from None
+    except ScriptInvalid as error:
+        raise ScriptError(f"{path}: {error}") from None
+
+
+def _usage(prompt: str, answer: str, started: float) -> Usage:
+    # No model, no tokenizer: about four characters per token, so the cost accounting
+    # downstream sees figures of the right size.
+    return Usage(
+        input_tokens=len(prompt) // 4,
+        output_tokens=len(answer) // 4,
+        latency_ms=(time.perf_counter() - started) * 1000,
+        model_calls=1,
+        provider="scripted",
+        model="script",
+    )

@@ -1,0 +1,32 @@
+"""The last resort: a plain process with rlimits and a clean environment. Not a sandbox, and
+every result it produces says so (`sandboxed=False`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from agent.sandbox.base import CommandOutcome, Limits
+from agent.sandbox.environment import command_environment
+from agent.sandbox.runner import Spawn, run_process
+
+
+class ProcessSandbox:
+    name = "process"
+    sandboxed = False
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        # The process limit is per user: on the worker's own user it would count (and starve)
+        # every other process that user runs.
+        self._limits = dataclasses.replace(limits or Limits(), processes=None)
+
+    async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+        spawn = Spawn(
+            argv=["/bin/sh", "-c", command],
+            cwd=workspace,
+            env=command_environment(home=str(workspace)),
+            limits=self._limits,
+            backend=self.name,
+            sandboxed=self.sandboxed,
+        )
+        return await run_process(spawn, timeout_s)

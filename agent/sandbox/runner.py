@@ -1,0 +1,182 @@
+"""Run one process with a clean environment, a timeout that kills its whole process group,
+and output that is shown cut (head and tail) but kept whole as an artifact."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import resource
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent import artifacts
+from agent.sandbox.base import CommandOutcome, Limits
+from contracts import ArtifactRef
+
+# What a result shows: the first and the last bytes of the output.
+HEAD_BYTES = 6000
+TAIL_BYTES = 2000
+# What an artifact keeps at most; a flood beyond this is counted, not stored.
+ARTIFACT_LIMIT_BYTES = 64 * 1024**2
+# How long to wait for the output pipe to close once the command's group is dead.
+_DRAIN_TIMEOUT_S = 2.0
+
+
+@dataclass(frozen=True)
+class Spawn:
+    argv: Sequence[str]
+    cwd: Path
+    env: dict[str, str]
+    limits: Limits
+    backend: str
+    sandboxed: bool
+
+
+async def run_process(spawn: Spawn, timeout_s: float) -> CommandOutcome:
+    started = time.perf_counter()
+    # Output goes to a pipe of our own, not one asyncio owns: asyncio's process.wait() also
+    # waits for its pipes to close, so a background child holding them (`sleep 30 &`) would
+    # turn a finished command into a timeout (python/cpython#119710).
+    read_fd, write_fd = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *spawn.argv,
+            cwd=spawn.cwd,
+            env=spawn.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+            preexec_fn=_rlimits(spawn.limits),
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    capture = _Capture()
+    reader = asyncio.create_task(capture.read(read_fd))
+    timed_out = False
+    try:
+        await asyncio.wait_for(process.wait(), timeout=timeout_s)
+    except TimeoutError:
+        timed_out = True
+    except BaseException:
+        # Cancelled (the activity was): no one will read this output, so the reader stops and
+        # the scratch file goes, rather than staying open and on disk.
+        reader.cancel()
+        capture.discard()
+        raise
+    finally:
+        # Always, also on cancellation: a command leaves nothing running behind it, and
+        # killing its group closes the pipe for the reader.
+        _kill_group(process.pid)
+        await process.wait()
+    # A descendant that left the group may still hold the pipe: keep what was read by then
+    # (wait_for cancels the reader on timeout, before the capture is closed).
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(reader, timeout=_DRAIN_TIMEOUT_S)
+    output, artifact = capture.finish()
+    return CommandOutcome(
+        exit_code=None if timed_out else process.returncode,
+        output=output,
+        truncated=artifact is not None,
+        timed_out=timed_out,
+        duration_ms=(time.perf_counter() - started) * 1000,
+        backend=spawn.backend,
+        sandboxed=spawn.sandboxed,
+        artifact=artifact,
+    )
+
+
+class _Capture:
+    """Head and tail in memory; everything (up to a limit) in a scratch file that becomes an
+    artifact only when the output was too long to show whole."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.digest = hashlib.sha256()
+        self.scratch = artifacts.scratch_path()
+        self.file = self.scratch.open("wb")
+
+    async def read(self, read_fd: int) -> None:
+        loop = asyncio.get_running_loop()
+        stream = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stream), os.fdopen(read_fd, "rb", buffering=0)
+        )
+        try:
+            while chunk := await stream.read(65536):
+                self._take(chunk)
+        finally:
+            transport.close()
+
+    def _take(self, chunk: bytes) -> None:
+        room = ARTIFACT_LIMIT_BYTES - self.total
+        if room > 0:
+            kept = chunk[:room]
+            self.file.write(kept)
+            self.digest.update(kept)
+        self.total += len(chunk)
+        if len(self.head) < HEAD_BYTES:
+            self.head += chunk[: HEAD_BYTES - len(self.head)]
+        self.tail = (self.tail + chunk)[-TAIL_BYTES:]
+
+    def discard(self) -> None:
+        self.file.close()
+        self.scratch.unlink(missing_ok=True)
+
+    def finish(self) -> tuple[str, ArtifactRef | None]:
+        self.file.close()
+        if self.total <= HEAD_BYTES + TAIL_BYTES:
+            data = self.scratch.read_bytes()
+            self.scratch.unlink()
+            return _decode(data), None
+        shown = shown_text(bytes(self.head), bytes(self.tail), self.total)
+        if self.total > ARTIFACT_LIMIT_BYTES:
+            shown += f"\n... [only the first {ARTIFACT_LIMIT_BYTES} bytes were stored]"
+        return shown, artifacts.adopt(self.scratch, self.digest.hexdigest())
+
+
+def shown_text(head: bytes, tail: bytes, total: int) -> str:
+    """What a result shows of output too long to show whole."""
+    omitted = total - len(head) - len(tail)
+    return f"{_decode(head)}\n... [{omitted} bytes omitted] ...\n{_decode(tail)}"
+
+
+def _decode(data: bytes) -> str:
+    """Tool output as text; bytes that are not UTF-8 are replaced, never an exception."""
+    return data.decode("utf-8", errors="replace")
+
+
+def _rlimits(limits: Limits) -> Callable[[], None]:
+    """Applied in the child before exec, inherited by everything the command starts."""
+
+    def apply() -> None:
+        for kind, value in (
+            (resource.RLIMIT_CPU, limits.cpu_seconds),
+            (resource.RLIMIT_AS, limits.memory_bytes),
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_FSIZE, limits.file_bytes),
+            (resource.RLIMIT_NOFILE, limits.open_files),
+        ):
+            if value is None:
+                continue
+            _soft, hard = resource.getrlimit(kind)
+            ceiling = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(kind, (ceiling, ceiling))
+
+    return apply
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)

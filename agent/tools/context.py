@@ -1,0 +1,23 @@
+"""What a tool gets besides its arguments: where it works and on whose behalf."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.sandbox.base import Sandbox
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    workspace: Path
+    run_id: str
+    # The run's world: its tenant in external services (a restarted baseline keeps it).
+    world_id: str
+    step: int
+    # sha256(run id, step, tool, canonical arguments): the same call, retried, has the same key.
+    idempotency_key: str
+    # Where commands run; only tools that run commands get one.
+    sandbox: Sandbox | None
+    # Base URL of the operations service the side-effecting tools call (None: not configured).
+    ops_url: str | None = None
