@@ -8,16 +8,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from contracts.errors import SettingsError
+
 PROJECT_ROOT = Path(__file__).resolve().parent
 
 
 def data_dir() -> Path:
     """Where runs keep their state: workspaces, the dev server's database, reports."""
     return Path(os.environ.get("AGENT_LAB_DATA", PROJECT_ROOT / "data")).resolve()
-
-
-class SettingsError(Exception):
-    """An environment variable with a value the lab cannot use; the message names it."""
 
 
 def dev_server_port() -> int:

@@ -3,8 +3,8 @@
 Temporal retries a failed activity as a new attempt, maybe on another worker, and the failed
 attempt's result (and its token counts) is gone. Each failed attempt records its usage here
 (SQLite under the data directory); the attempt that succeeds adds up the earlier ones of the
-same activity and returns them with its own. Outside an activity (the baseline) this is a
-no-op: the baseline reads a failure's usage from the error itself.
+same activity and returns them with its own. (The baseline reads a failure's usage from the
+error itself.)
 """
 
 from __future__ import annotations
@@ -32,8 +32,6 @@ CREATE TABLE IF NOT EXISTS failed_attempts (
 
 
 async def record_failed(usage: Usage) -> None:
-    if not activity.in_activity():
-        return
     info = activity.info()
     row = (info.workflow_id or "", info.activity_id, info.attempt, usage.model_dump_json())
     await asyncio.to_thread(_execute, "INSERT OR REPLACE INTO failed_attempts VALUES (?, ?, ?, ?)", row)
@@ -41,7 +39,7 @@ async def record_failed(usage: Usage) -> None:
 
 async def earlier_failures() -> Usage:
     """The summed usage of this activity's earlier, failed attempts."""
-    if not activity.in_activity() or activity.info().attempt == 1:
+    if activity.info().attempt == 1:
         return Usage()
     info = activity.info()
     rows = await asyncio.to_thread(

@@ -11,11 +11,7 @@ from temporalio import activity
 
 @contextlib.asynccontextmanager
 async def heartbeating(interval_s: float = 1.0) -> AsyncIterator[None]:
-    """Heartbeat every `interval_s` while the body runs; a no-op outside an activity
-    (the baseline calls the same functions directly)."""
-    if not activity.in_activity():
-        yield
-        return
+    """Heartbeat every `interval_s` while the body runs."""
 
     async def beat() -> None:
         while True:

@@ -2,7 +2,7 @@
 
 from activities.execution import execute_tool
 from activities.ledger import append_ledger
-from activities.model_calls import compile_goal, plan, propose_action
+from activities.model_calls import compile_goal, draft_plan, plan, propose_action
 from activities.postconditions import check_postconditions
 from activities.step_records import record_step
 from activities.verification import verify_proposal
@@ -11,7 +11,8 @@ from activities.workspace import prepare_workspace
 ALL_ACTIVITIES = [
     prepare_workspace,
     compile_goal,
-    plan,
+    draft_plan,
+    plan,  # the name runs started before draft_plan still schedule
     propose_action,
     verify_proposal,
     execute_tool,

@@ -1,92 +1,15 @@
-"""A fresh copy of a task's fixture for every run; the fixture itself is never touched. A
-fixture with an `ops_seed.json` also seeds the run's world in the operations service."""
+"""The `prepare_workspace` activity."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import os
-import shutil
-import uuid
-from pathlib import Path
-
 from temporalio import activity
 
-from activities.errors import SandboxError, ToolUnavailable, WorkspaceError, to_application_error
-from agent import checkpoints, ops_world
-from agent.sandbox import SandboxUnavailable, sandbox_report
-from agent.sandbox.identity import workspace_owner
-from contracts import PrepareWorkspaceInput, SandboxReport, WorkspaceRef
-from settings import data_dir
-
-_NOT_COPIED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
-
-
-def workspace_path(world_id: str) -> Path:
-    return data_dir() / "workspaces" / world_id
+from activities.boundary import activity_boundary
+from agent import workspace
+from contracts import PrepareWorkspaceInput, PrepareWorkspaceResult
 
 
 @activity.defn
-async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
-    fixture = Path(request.fixture_dir)
-    try:
-        seed = await asyncio.to_thread(ops_world.seed_file, fixture)
-        if seed is not None:
-            # Before the copy: a run that cannot reach its world leaves no workspace behind.
-            ops_world.require_ops_url()
-        path = await asyncio.to_thread(_prepare, fixture, workspace_path(request.world_id))
-        first = await asyncio.to_thread(checkpoints.init, path)
-        if seed is not None:
-            await ops_world.seed_world(seed, request.world_id)
-        sandbox = await asyncio.to_thread(_sandbox)
-    except (WorkspaceError, ToolUnavailable, SandboxError, checkpoints.CheckpointError) as error:
-        raise to_application_error(error) from None
-    return WorkspaceRef(path=str(path), checkpoint=first, sandbox=sandbox)
-
-
-def _sandbox() -> SandboxReport:
-    """The sandbox this worker's commands will run in, named before the first step: a run
-    that will run unsandboxed says so at its start, not only in its results."""
-    try:
-        return sandbox_report()
-    except SandboxUnavailable as error:
-        raise SandboxError(str(error)) from None
-
-
-def _prepare(fixture: Path, target: Path) -> Path:
-    """Copy into a scratch directory, then rename: a retry after a crash finds either no
-    workspace or a complete one, never half a copy. An existing workspace is kept, since the
-    run that owns it may already have worked in it. (Its first checkpoint is made after.)"""
-    if target.is_dir():
-        return target
-    if not fixture.is_dir():
-        raise WorkspaceError(f"fixture directory not found: {fixture}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.partial"
-    shutil.copytree(fixture, scratch, ignore=functools.partial(_not_copied, fixture), symlinks=True)
-    if os.geteuid() == 0:
-        # A root worker's sandbox runs commands as the workspace's owner: a user of this
-        # workspace's own, who owns it and nothing else (agent.sandbox.identity).
-        _chown_tree(scratch, *workspace_owner(target.name))
-    try:
-        scratch.rename(target)
-    except OSError:
-        # Another attempt won the race; its copy is as good as ours.
-        shutil.rmtree(scratch, ignore_errors=True)
-        if not target.is_dir():
-            raise
-    return target
-
-
-def _not_copied(fixture: Path, directory: str, names: list[str]) -> set[str]:
-    ignored = set(_NOT_COPIED(directory, names))
-    if Path(directory) == fixture and ops_world.SEED_FILE in names:
-        ignored.add(ops_world.SEED_FILE)
-    return ignored
-
-
-def _chown_tree(root: Path, uid: int, gid: int) -> None:
-    os.chown(root, uid, gid, follow_symlinks=False)
-    for directory, subdirs, files in os.walk(root):
-        for name in (*subdirs, *files):
-            os.chown(os.path.join(directory, name), uid, gid, follow_symlinks=False)
+async def prepare_workspace(request: PrepareWorkspaceInput) -> PrepareWorkspaceResult:
+    async with activity_boundary():
+        return await workspace.prepare_workspace(request)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import git
 
-from activities.errors import LabError
+from contracts.errors import CheckpointError
 from settings import data_dir
 
 AUTHOR = ("agent-lab", "agent-lab@localhost")
@@ -31,10 +31,6 @@ _IDENTITY = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
 }
-
-
-class CheckpointError(LabError):
-    """The workspace's checkpoint repository is missing or broken."""
 
 
 def repository(workspace: Path) -> Path:

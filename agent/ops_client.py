@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from activities.errors import ToolError, ToolUnavailable
+from contracts.errors import ToolError, ToolUnavailable
 
 # Connecting to a local service is instant or hopeless; an answer may wait on a write lock.
 TIMEOUT = httpx.Timeout(10.0, connect=2.0)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import settings
-from activities.errors import ToolError, ToolUnavailable, WorkspaceError
 from agent.ops_client import error_message, ops_request
+from contracts.errors import ToolError, ToolUnavailable, WorkspaceError
 
 # A fixture holding this file needs the service. It stays out of the agent's workspace: the
 # agent learns about the world through the service and the task's README, as a person would.

@@ -12,29 +12,27 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
-from temporalio.exceptions import ApplicationError
-
-from activities.execution import execute_tool
-from activities.model_calls import propose_action
-from activities.postconditions import check_postconditions
-from activities.verification import verify_proposal
-from activities.workspace import prepare_workspace
 from agent import feedback
+from agent.execution import execute
+from agent.model_calls import propose_action
+from agent.postconditions import check
 from agent.step_log import StepLog
+from agent.verification import verify
+from agent.workspace import prepare_workspace
 from contracts import (
-    CheckPostconditionsInput,
     ExecuteToolInput,
     PrepareWorkspaceInput,
-    ProposalRequest,
+    ProposeActionInput,
     RunRequest,
     RunResult,
     RunState,
     StepRecord,
     Usage,
-    VerifyInput,
 )
+from contracts.errors import LabError, ProviderError, ProviderUnavailable
 
 StepCallback = Callable[[StepRecord], None]
 In = TypeVar("In")
@@ -59,7 +57,7 @@ class BaselineLoop:
 
         outcome, reason = RunState.BUDGET_EXHAUSTED, f"no finish within {request.budget.max_steps} steps"
         for step in range(1, request.budget.max_steps + 1):
-            asked = ProposalRequest(
+            asked = ProposeActionInput(
                 provider=request.provider,
                 goal=request.goal,
                 history=conversation.turns,
@@ -69,8 +67,8 @@ class BaselineLoop:
             )
             try:
                 proposed = await self._retrying(propose_action, asked)
-            except ApplicationError as error:
-                outcome, reason = RunState.FAILED, f"model call failed: {error.type}: {error.message}"
+            except LabError as error:
+                outcome, reason = RunState.FAILED, f"model call failed: {type(error).__name__}: {error}"
                 break
             usage += proposed.usage
             proposal, spent = proposed.proposal, proposed.usage
@@ -90,9 +88,7 @@ class BaselineLoop:
                 break
             # By default no verifier: what the model proposes runs.
             if request.baseline_verifies:
-                verdict = await verify_proposal(
-                    VerifyInput(workspace=workspace, proposal=proposal, profile=request.profile)
-                )
+                verdict = verify(Path(workspace), proposal, request.profile)
                 if not verdict.allowed:
                     said = feedback.after_verdict(verdict)
                     rejected = conversation.record(
@@ -104,9 +100,9 @@ class BaselineLoop:
                 workspace=workspace, proposal=proposal, run_id=request.run_id, step=step, world_id=request.world_id
             )
             try:
-                result = await self._retrying(execute_tool, execution)
-            except ApplicationError as error:
-                outcome, reason = RunState.FAILED, f"tool call failed: {error.type}: {error.message}"
+                result = await self._retrying(execute, execution)
+            except LabError as error:
+                outcome, reason = RunState.FAILED, f"tool call failed: {type(error).__name__}: {error}"
                 break
             record = conversation.record(
                 step,
@@ -121,10 +117,7 @@ class BaselineLoop:
             self._on_step(record)
 
         # "finish" is the model's own claim; the run is judged on the real end state.
-        judged = CheckPostconditionsInput(
-            workspace=workspace, postconditions=request.acceptance, world_id=request.world_id
-        )
-        acceptance = await check_postconditions(judged)
+        acceptance = await check(Path(workspace), request.acceptance, request.world_id)
         if outcome == RunState.COMPLETED and not acceptance.passed:
             outcome = RunState.FAILED
             reason = "acceptance failed: " + "; ".join(f.description for f in acceptance.failures())
@@ -149,17 +142,18 @@ class BaselineLoop:
         What a failed model attempt cost travels in its error; it is counted all the same."""
         attempt = 1
         while True:
-            if isinstance(argument, ProposalRequest):
+            if isinstance(argument, ProposeActionInput):
                 # A model call knows its attempt, as a Temporal activity does.
                 argument = argument.model_copy(update={"attempt": attempt})  # type: ignore[assignment]
             try:
                 return await call(argument)
-            except ApplicationError as error:
-                if error.details and isinstance(error.details[0], dict):
-                    self._failed_attempts += Usage.model_validate(error.details[0])
-                if error.non_retryable or attempt >= self._attempts:
+            except LabError as error:
+                if isinstance(error, ProviderError) and error.usage is not None:
+                    self._failed_attempts += error.usage
+                if not error.retryable or attempt >= self._attempts:
                     raise
                 # A server's own retry-after, when it gave one; else the fixed pause.
-                pause = error.next_retry_delay.total_seconds() if error.next_retry_delay else self._retry_delay_s
+                retry_after = error.retry_after_s if isinstance(error, ProviderUnavailable) else None
+                pause = retry_after or self._retry_delay_s
             attempt += 1
             await asyncio.sleep(pause)

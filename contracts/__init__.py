@@ -13,15 +13,25 @@ from contracts.actions import (
     ToolSpec,
     Verdict,
 )
-from contracts.activity_inputs import (
-    CheckPostconditionsInput,
-    ExecuteToolInput,
-    PrepareWorkspaceInput,
-    VerifyInput,
-    WorkspaceRef,
-)
 from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
 from contracts.budget import RunBudget
+from contracts.envelopes import (
+    AppendLedgerInput,
+    AppendLedgerResult,
+    CheckPostconditionsInput,
+    CompileGoalInput,
+    CompileGoalResult,
+    DraftPlanInput,
+    DraftPlanResult,
+    ExecuteToolInput,
+    PrepareWorkspaceInput,
+    PrepareWorkspaceResult,
+    ProposeActionInput,
+    ProposeActionResult,
+    RecordStepInput,
+    RecordStepResult,
+    VerifyProposalInput,
+)
 from contracts.experiment import (
     ExperimentConfig,
     ExperimentRuntime,
@@ -30,9 +40,9 @@ from contracts.experiment import (
     ProviderSpec,
     TrialRecord,
 )
-from contracts.goal import GoalCompilation, GoalInterpretation, GoalSpec
+from contracts.goal import GoalInterpretation, GoalSpec
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
-from contracts.plan import Plan, PlanResult, PlanTask
+from contracts.plan import Plan, PlanTask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import (
     CommandExitCode,
@@ -43,21 +53,12 @@ from contracts.postconditions import (
     PostconditionResult,
     ServiceCount,
 )
-from contracts.provider import (
-    CompileGoalRequest,
-    NoiseConfig,
-    PlanRequest,
-    Price,
-    ProposalRequest,
-    ProposalResult,
-    ProviderConfig,
-    Turn,
-)
+from contracts.provider import NoiseConfig, Price, ProviderConfig, Turn
 from contracts.queues import TASK_QUEUE
 from contracts.run import RunCarry, RunProgress, RunRequest, RunResult, Runtime, StepRecord
 from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.sandbox import SandboxReport
-from contracts.script import Script, ScriptedTask, ScriptInvalid, parse_script
+from contracts.script import Script, ScriptedTask, parse_script
 from contracts.task import TaskSpec
 from contracts.usage import Usage
 
@@ -65,14 +66,19 @@ __all__ = [
     "TASK_QUEUE",
     "TERMINAL_STATES",
     "ActionProposal",
+    "AppendLedgerInput",
+    "AppendLedgerResult",
     "ApprovalDecision",
     "Approve",
     "ArtifactRef",
     "CheckPostconditionsInput",
     "CommandExitCode",
-    "CompileGoalRequest",
+    "CompileGoalInput",
+    "CompileGoalResult",
     "Decision",
     "Deny",
+    "DraftPlanInput",
+    "DraftPlanResult",
     "EventType",
     "ExecuteToolInput",
     "ExperimentConfig",
@@ -81,7 +87,6 @@ __all__ = [
     "FaultScenario",
     "FileContains",
     "FileNotContains",
-    "GoalCompilation",
     "GoalInterpretation",
     "GoalSpec",
     "LedgerEntry",
@@ -89,20 +94,21 @@ __all__ = [
     "NoiseConfig",
     "PendingApproval",
     "Plan",
-    "PlanRequest",
-    "PlanResult",
     "PlanTask",
     "PolicyProfile",
     "Postcondition",
     "PostconditionOutcome",
     "PostconditionResult",
     "PrepareWorkspaceInput",
+    "PrepareWorkspaceResult",
     "Price",
-    "ProposalRequest",
-    "ProposalResult",
+    "ProposeActionInput",
+    "ProposeActionResult",
     "ProviderConfig",
     "ProviderSpec",
     "ReasonCode",
+    "RecordStepInput",
+    "RecordStepResult",
     "RiskLevel",
     "RunBudget",
     "RunCarry",
@@ -113,7 +119,6 @@ __all__ = [
     "Runtime",
     "SandboxReport",
     "Script",
-    "ScriptInvalid",
     "ScriptedTask",
     "ServiceCount",
     "StepRecord",
@@ -124,8 +129,7 @@ __all__ = [
     "Turn",
     "Usage",
     "Verdict",
-    "VerifyInput",
-    "WorkspaceRef",
+    "VerifyProposalInput",
     "parse_script",
     "proposal_digest",
 ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.postconditions import Postcondition
-from contracts.usage import Usage
 
 
 class GoalInterpretation(BaseModel):
@@ -25,9 +24,3 @@ class GoalSpec(BaseModel):
     summary: str
     constraints: list[str] = Field(default_factory=list)
     acceptance: list[Postcondition] = Field(default_factory=list)
-
-
-class GoalCompilation(BaseModel):
-    goal_spec: GoalSpec
-    usage: Usage
-    failed_attempts: Usage = Field(default_factory=Usage)

@@ -11,6 +11,14 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, JsonValue
 
+
+def check_run_id(run_id: str) -> None:
+    """A run id names a ledger file, so it must not be able to name any other: no separators,
+    no NUL."""
+    if run_id in ("", ".", "..") or any(char in run_id for char in "/\\\0"):
+        raise ValueError(f"run id {run_id!r} cannot name a ledger file")
+
+
 EventType = Literal[
     "run_started",
     "goal_compiled",

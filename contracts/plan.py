@@ -5,7 +5,6 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contracts.postconditions import Postcondition
-from contracts.usage import Usage
 
 
 class PlanTask(BaseModel):
@@ -56,9 +55,3 @@ class Plan(BaseModel):
             for deps in remaining.values():
                 deps.difference_update(ready)
         return order
-
-
-class PlanResult(BaseModel):
-    plan: Plan
-    usage: Usage
-    failed_attempts: Usage = Field(default_factory=Usage)

@@ -7,10 +7,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.actions import ActionProposal
-from contracts.goal import GoalSpec
-from contracts.plan import PlanTask
-from contracts.postconditions import Postcondition
-from contracts.usage import Usage
 
 
 class Price(BaseModel):
@@ -84,48 +80,3 @@ class Turn(BaseModel):
     # The step failed by a fault the lab injected (a tool timeout). Providers never show it to
     # a model; the scripted oracle proposes the step again, as a model would after a glitch.
     fault_injected: bool = False
-
-
-class CompileGoalRequest(BaseModel):
-    provider: ProviderConfig
-    goal: str
-    # The task's declared postconditions, carried into the GoalSpec unchanged.
-    acceptance: list[Postcondition] = Field(default_factory=list)
-
-
-class PlanRequest(BaseModel):
-    provider: ProviderConfig
-    goal_spec: GoalSpec
-
-
-class ProposalRequest(BaseModel):
-    """Context for one proposal.
-
-    The durable runtime sends the current plan task and that task's turns; the baseline
-    sends `task=None` and its whole conversation. That difference is the orchestration's.
-    The worker adds the tool specs itself, so they never travel through workflow history.
-    """
-
-    provider: ProviderConfig
-    goal: str
-    task: PlanTask | None = None
-    history: list[Turn] = Field(default_factory=list)
-    # The workspace the run acts in; its file list is shown to the model (filled in by the
-    # activity, which may read the disk).
-    workspace: str = ""
-    workspace_files: list[str] = Field(default_factory=list)
-    # Which call this is, for fault injection and records; not shown to the model.
-    run_id: str = ""
-    step: int = 0
-    # Outside Temporal (the baseline's own retries), which attempt of this call this is.
-    attempt: int = Field(default=1, ge=1)
-
-
-class ProposalResult(BaseModel):
-    """A proposal, or the reason the model's answer was unusable (fed back to the model)."""
-
-    proposal: ActionProposal | None = None
-    invalid_output: str | None = None
-    usage: Usage
-    # Attempts of this same call that failed before it (a 429, a timeout): spent all the same.
-    failed_attempts: Usage = Field(default_factory=Usage)

@@ -11,13 +11,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from contracts.actions import ActionProposal
+from contracts.errors import ScriptInvalid
 from contracts.goal import GoalInterpretation
 from contracts.plan import Plan, PlanTask
 from contracts.problems import first_problem
-
-
-class ScriptInvalid(ValueError):
-    """A script that is not valid YAML or does not fit the schema; the message is one line."""
 
 
 class ScriptedTask(PlanTask):

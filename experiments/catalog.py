@@ -10,15 +10,12 @@ import yaml
 from pydantic import ValidationError
 
 from contracts import TaskSpec
+from contracts.errors import ScriptInvalid, TaskError
 from contracts.problems import first_problem
-from contracts.script import Script, ScriptInvalid, parse_script
+from contracts.script import Script, parse_script
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 SPEC_FILE = "task.yaml"
-
-
-class TaskError(Exception):
-    """A task that cannot be found or whose spec is malformed. The message is one line."""
 
 
 @dataclass(frozen=True)

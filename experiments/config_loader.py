@@ -8,15 +8,12 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from contracts.errors import ConfigError, TaskError
 from contracts.experiment import ExperimentConfig
 from contracts.problems import first_problem
-from experiments.catalog import SPEC_FILE, TASKS_DIR, TaskError, list_tasks, load_task
+from experiments.catalog import SPEC_FILE, TASKS_DIR, list_tasks, load_task
 
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
-
-
-class ConfigError(Exception):
-    """A config that cannot be run; the message is one line naming the field."""
 
 
 def load_config(path: Path) -> ExperimentConfig:

@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from activities.verification import verify
+from agent.verification import verify
 from contracts import PolicyProfile, StepRecord
 
 # Fields that make two rows of a service's state different effects rather than copies: not

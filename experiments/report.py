@@ -19,12 +19,12 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from contracts.errors import ReportError
 from contracts.experiment import ExperimentConfig, FaultKind, FaultScenario, TrialRecord
 from experiments.metrics import ArmMetrics, ExperimentResults, SuccessRate, summarize, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG, write_plots
 
 __all__ = [
-    "ReportError",
     "ResultsDocument",
     "describe_scenario",
     "latest_report",
@@ -36,10 +36,6 @@ __all__ = [
 REPORT_MD = "report.md"
 RESULTS_JSON = "results.json"
 TRIALS_JSONL = "trials.jsonl"
-
-
-class ReportError(Exception):
-    """A report directory that is missing or whose results cannot be read. One line."""
 
 
 class ResultsDocument(BaseModel):

@@ -19,9 +19,9 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
-from activities.postconditions import check
 from agent import ops_world
 from agent.faults import FaultPlan, FaultPoint, FaultSpec, fired_at
+from agent.postconditions import check
 from agent.providers.noisy import read_injected
 from contracts import TASK_QUEUE, Approve, ProviderConfig, RunRequest, RunResult, Usage
 from contracts.experiment import ExperimentConfig, ExperimentRuntime, FaultKind, FaultScenario, TrialRecord

@@ -16,7 +16,7 @@ from temporalio.client import Client, WorkflowExecutionStatus, WorkflowUpdateFai
 from temporalio.service import RPCError, RPCStatusCode
 
 from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval
-from starter.errors import StarterError
+from contracts.errors import StarterError
 from workflows import AgentRunWorkflow
 
 _AWAITING = "AWAITING_APPROVAL"

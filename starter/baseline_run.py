@@ -7,7 +7,7 @@ import asyncio
 from agent.sandbox import SandboxUnavailable, sandbox_report
 from baseline import BaselineLoop
 from contracts import RunRequest, RunResult
-from starter.errors import StarterError
+from contracts.errors import StarterError
 from starter.render import Printer
 
 

@@ -17,8 +17,8 @@ from typing import NoReturn
 import settings
 from agent.sandbox.selection import BACKENDS
 from contracts import PolicyProfile
-from experiments.catalog import TaskError, list_tasks, load_task
-from starter.errors import StarterError
+from contracts.errors import BadInput
+from experiments.catalog import list_tasks, load_task
 
 # Each command imports what it runs when it runs: Temporal's client, the activities and
 # matplotlib take seconds to load, and `tasks`, `policy check` or a mistyped flag need none of it.
@@ -180,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 serve(args.port or settings.dev_server_port(), args.ui_port or settings.dev_server_ui_port())
             )
         return asyncio.run(_run(args))
-    except (StarterError, TaskError, settings.SettingsError) as error:
+    except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

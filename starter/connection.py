@@ -13,7 +13,7 @@ from temporalio.service import RPCError
 
 import settings
 from contracts import visibility
-from starter.errors import StarterError
+from contracts.errors import StarterError
 from starter.temporal_server import DevServer, DevServerOptions, is_listening, split_address
 from worker import connect, connect_failure_reason
 

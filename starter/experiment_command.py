@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.config_loader import CONFIGS_DIR, ConfigError, load_config
+from contracts.errors import ConfigError, StarterError
+from experiments.config_loader import CONFIGS_DIR, load_config
 from settings import PROJECT_ROOT
-from starter.errors import StarterError
 
 # As experiments.report names it: that module brings matplotlib, not needed to find a report.
 RESULTS_JSON = "results.json"
@@ -36,14 +36,11 @@ async def experiment_run(config_path: Path, concurrency: int | None) -> int:
 
 def experiment_report(run_id: str | None, *, rewrite: bool = False) -> int:
     directory = find_report(run_id)
-    from experiments.report import ReportError, render_summary, rewrite_report
+    from experiments.report import render_summary, rewrite_report
 
-    try:
-        if rewrite:
-            print(f"rewrote {rewrite_report(directory)} and its plots")
-        print(render_summary(directory))
-    except ReportError as error:
-        raise StarterError(str(error)) from None
+    if rewrite:
+        print(f"rewrote {rewrite_report(directory)} and its plots")
+    print(render_summary(directory))
     return 0
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from agent.ledger import LedgerReport, ledger_path, read_events, verify_ledger
+from contracts.errors import StarterError
 from contracts.ledger import LedgerEvent
-from starter.errors import StarterError
 
 EXIT_OK, EXIT_BROKEN = 0, 1
 

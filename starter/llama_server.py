@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 
 from contracts import ProviderConfig
+from contracts.errors import StarterError
 from settings import data_dir
 from starter.child_process import die_with_parent
-from starter.errors import StarterError
 from starter.local_model import LocalModel
 
 MODEL_ALIAS = "local"

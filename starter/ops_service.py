@@ -16,9 +16,9 @@ from pathlib import Path
 
 import settings
 from agent.ops_world import seed_file
+from contracts.errors import InfrastructureError, StarterError
 from experiments.catalog import Task
-from experiments.ops_service import OpsServiceError, OpsServiceProcess
-from starter.errors import StarterError
+from experiments.ops_service import OpsServiceProcess
 from starter.render import Printer
 
 OPS_URL_VARIABLE = "AGENT_LAB_OPS_URL"
@@ -39,7 +39,7 @@ async def ops_service_for(task: Task, printer: Printer | None = None) -> AsyncIt
     service = OpsServiceProcess(service_db_path())
     try:
         url = await service.start()
-    except OpsServiceError as error:
+    except InfrastructureError as error:
         raise StarterError(f"task {task.spec.id} needs the operations service, which did not start: {error}") from None
     previous = os.environ.get(OPS_URL_VARIABLE)
     os.environ[OPS_URL_VARIABLE] = url

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from contracts.errors import StarterError
 from experiments.ops_service.database import Database
 from experiments.ops_service.server import OpsServer, serve
-from starter.errors import StarterError
 from starter.ops_service import OPS_URL_VARIABLE
 
 DEFAULT_PORT = 7280

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from activities.verification import verify
+from agent.verification import verify
 from contracts import ActionProposal, PolicyProfile
+from contracts.errors import StarterError
 from contracts.problems import first_problem
-from starter.errors import StarterError
 
 EXIT_OK, EXIT_INVALID_LINES = 0, 2
 

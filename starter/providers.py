@@ -17,8 +17,8 @@ import httpx
 
 from agent.providers.urls import is_loopback
 from contracts import ProviderConfig
+from contracts.errors import StarterError
 from experiments.catalog import Task
-from starter.errors import StarterError
 from starter.llama_server import llama_server, local_provider_config
 from starter.local_model import LocalModel, resolve_model
 

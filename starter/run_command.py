@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from temporalio.exceptions import ApplicationError
-
-from activities.postconditions import check
+from agent.postconditions import check
 from contracts import ProviderConfig, RunRequest, RunResult
+from contracts.errors import BadInput, LabError, StarterError
 from experiments.catalog import Task
 from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable
-from starter.errors import StarterError
 from starter.ops_service import ops_service_for
 from starter.providers import ProviderChoice, provider_for
 from starter.render import Printer
@@ -45,8 +43,11 @@ async def run_task(
                 async with temporal_connection(keep_server=keep_server) as connection:
                     result, link = await run_durable(connection, request, printer, with_worker=with_worker)
                     embedded = connection.embedded
-        except ApplicationError as error:
-            raise StarterError(f"{error.type}: {error.message}") from None
+        except BadInput:
+            raise
+        except LabError as error:
+            # The baseline's own failure before its loop (its workspace, its world): one line.
+            raise StarterError(f"{type(error).__name__}: {error}") from None
         # Both runtimes are judged the same way: the task's postconditions on the real end state.
         judged = await check(Path(result.workspace), task.spec.postconditions, request.world_id)
     printer.finished(result, judged)

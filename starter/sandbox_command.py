@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agent.sandbox import SandboxUnavailable, select_sandbox
 from agent.sandbox.identity import NOBODY
-from starter.errors import StarterError
+from contracts.errors import StarterError
 
 EXIT_TIMED_OUT = 124
 

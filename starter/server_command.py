@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import signal
 
-from starter.errors import StarterError
+from contracts.errors import StarterError
 from starter.temporal_server import DevServer, DevServerOptions, default_database, is_listening
 
 

@@ -16,8 +16,8 @@ from contracts import (
     ActionProposal,
     Approve,
     Deny,
-    ProposalRequest,
-    ProposalResult,
+    ProposeActionInput,
+    ProposeActionResult,
     ReasonCode,
     RunBudget,
     RunProgress,
@@ -127,9 +127,9 @@ async def test_a_run_that_is_busy_is_not_waiting(client: Client, task_queue: str
     release = asyncio.Event()
     loop = asyncio.get_running_loop()
 
-    def slow(asked: ProposalRequest) -> ProposalResult:
+    def slow(asked: ProposeActionInput) -> ProposeActionResult:
         asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
-        return ProposalResult(proposal=call("write_file", path="a", content="b"), usage=ONE_CALL)
+        return ProposeActionResult(proposal=call("write_file", path="a", content="b"), usage=ONE_CALL)
 
     world = FakeWorld(slow)
     async with worker(client, task_queue, world):

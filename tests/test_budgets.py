@@ -8,11 +8,11 @@ from typing import ClassVar
 import pytest
 from temporalio.client import Client
 
-from activities import model_calls
-from activities.errors import ProviderUnavailable
+from agent import model_calls
 from agent.providers.scripted import ScriptedProvider
 from baseline import BaselineLoop
-from contracts import PlanTask, ProposalRequest, ProposalResult, RunBudget, RunState, ToolSpec, Usage
+from contracts import PlanTask, ProposeActionInput, ProposeActionResult, RunBudget, RunState, ToolSpec, Usage
+from contracts.errors import ProviderUnavailable
 from experiments.catalog import Task
 from starter.run_request import build_request
 from tests.runs import execute_run
@@ -22,8 +22,10 @@ from worker import build_worker
 WRITE = call("write_file", path="a", content="b")
 
 
-def costly(asked: ProposalRequest) -> ProposalResult:
-    return ProposalResult(proposal=WRITE, usage=Usage(input_tokens=10, output_tokens=5, cost_usd=0.01, model_calls=1))
+def costly(asked: ProposeActionInput) -> ProposeActionResult:
+    return ProposeActionResult(
+        proposal=WRITE, usage=Usage(input_tokens=10, output_tokens=5, cost_usd=0.01, model_calls=1)
+    )
 
 
 @pytest.mark.parametrize(
@@ -73,7 +75,7 @@ class FlakyProvider:
     async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]):  # type: ignore[no-untyped-def]
         return await self._inner.draft_plan(goal, summary, tools)
 
-    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
+    async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         key = (request.run_id, request.step)
         if key not in FlakyProvider.failures:
             FlakyProvider.failures.add(key)
@@ -116,7 +118,7 @@ async def test_a_task_budget_does_not_carry_into_the_next_task(client: Client, t
         PlanTask(id="first", title="t", postconditions=[DONE]),
         PlanTask(id="second", title="t", depends_on=["first"], postconditions=[DONE]),
     ]
-    world = FakeWorld(lambda asked: ProposalResult(proposal=WRITE, usage=ONE_CALL), tasks=tasks, holds_after=2)
+    world = FakeWorld(lambda asked: ProposeActionResult(proposal=WRITE, usage=ONE_CALL), tasks=tasks, holds_after=2)
     result = await run(client, task_queue, world, RunBudget(max_steps_per_task=2, max_tokens_per_task=30))
     assert result.outcome == RunState.COMPLETED
     assert [s.task_id for s in result.steps] == ["first", "first", "second"]

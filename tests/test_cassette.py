@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 import yaml
 
-from activities.errors import ProviderRequestError, to_application_error
+from activities.boundary import to_application_error
 from agent.providers import completions
 from agent.providers.cassette import Cassette, request_key
 from agent.providers.openai_provider import OpenAIProvider
 from agent.providers.prompts import answer_text
 from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
-from contracts import ActionProposal, ProposalRequest, ProviderConfig, RunResult, RunState
+from contracts import ActionProposal, ProposeActionInput, ProviderConfig, RunResult, RunState
+from contracts.errors import ProviderRequestError
 from experiments.catalog import load_task
 from starter.run_request import build_request
 from tests.fake_openai_server import FakeOpenAIServer
@@ -47,8 +48,8 @@ def config_for(base_url: str, cassette: Path, mode: str) -> ProviderConfig:
     )
 
 
-def request_for(config: ProviderConfig, goal: str = "Fix the median bug.") -> ProposalRequest:
-    return ProposalRequest(provider=config, goal=goal)
+def request_for(config: ProviderConfig, goal: str = "Fix the median bug.") -> ProposeActionInput:
+    return ProposeActionInput(provider=config, goal=goal)
 
 
 async def test_recorded_answers_replay_identically_without_a_server(

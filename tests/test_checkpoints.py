@@ -13,9 +13,9 @@ import pytest
 import yaml
 from temporalio.client import Client
 
-from activities.execution import _store, execute
 from agent import checkpoints
 from agent.effects.keys import idempotency_key
+from agent.execution import _store, execute
 from agent.ledger import ledger_path, read_events, verify_ledger
 from agent.sandbox.identity import workspace_owner
 from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState

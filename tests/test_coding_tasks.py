@@ -21,7 +21,7 @@ import pytest
 import yaml
 from temporalio.client import Client
 
-from activities.postconditions import check
+from agent.postconditions import check
 from baseline import BaselineLoop
 from contracts import FileContains, Plan, RunRequest, RunResult, RunState, StepRecord
 from contracts.script import Script

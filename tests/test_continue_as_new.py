@@ -10,8 +10,8 @@ import pytest
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.postconditions import check
 from agent.ledger import ledger_path, read_events, verify_ledger
+from agent.postconditions import check
 from contracts import RunState
 from experiments.catalog import Task
 from starter.run_request import build_request

@@ -20,9 +20,9 @@ import httpx
 import pytest
 from temporalio.client import Client, WorkflowHandle
 
-from activities.postconditions import check
 from agent.faults import FaultPlan, FaultPoint, FaultSpec, fired
 from agent.ledger import ledger_path, read_events, verify_ledger
+from agent.postconditions import check
 from contracts import Approve, RunResult, RunState
 from experiments.catalog import Task, load_task
 from experiments.harness import LabCluster

@@ -18,14 +18,15 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.errors import ToolUnavailable
-from activities.execution import execute, execute_tool
+from activities.execution import execute_tool
 from agent.effects.keys import canonical_json, idempotency_key
 from agent.effects.store import EffectStore
+from agent.execution import execute
 from agent.sandbox.process import ProcessSandbox
 from agent.tools.context import ToolContext
 from agent.tools.registry import TOOLS
 from contracts import ActionProposal, ExecuteToolInput, ToolResult
+from contracts.errors import ToolUnavailable
 from experiments.ops_service import OpsServiceProcess
 from tests.conftest import free_port
 

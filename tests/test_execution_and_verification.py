@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from activities.execution import execute
-from activities.verification import verify
+from agent.execution import execute
 from agent.sandbox import select_sandbox
 from agent.tools.registry import TOOLS
+from agent.verification import verify
 from contracts import ActionProposal, ExecuteToolInput, ReasonCode, ToolResult
 
 

@@ -23,13 +23,13 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 import agent.ledger as ledger
-from activities.errors import LedgerCorrupt
-from activities.ledger import AppendLedgerInput, append_ledger
+from activities.ledger import append_ledger
 from agent.effects.keys import canonical_json
 from agent.ledger import GENESIS_HASH, append, encode_line, event_hash, ledger_path, read_events, seal, verify_ledger
+from contracts.envelopes import AppendLedgerInput
+from contracts.errors import LedgerCorrupt, StarterError
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
 from settings import PROJECT_ROOT
-from starter.errors import StarterError
 from starter.ledger_command import ledger_verify, replay
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from contracts.errors import StarterError
 from starter import local_model
-from starter.errors import StarterError
 from tests.test_cli import assert_one_line_error, cli_env, starter
 
 

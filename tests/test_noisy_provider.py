@@ -7,16 +7,16 @@ from collections import Counter
 
 import pytest
 
-from activities.errors import ProviderUnavailable
 from agent.providers.noisy import NoisyProvider, read_injected
 from agent.providers.scripted import ScriptedProvider
 from agent.tools.registry import tool_specs
-from contracts import NoiseConfig, ProposalRequest, ProviderConfig
+from contracts import NoiseConfig, ProposeActionInput, ProviderConfig
+from contracts.errors import ProviderUnavailable
 from experiments.catalog import Task
 
 
-def asking(task: Task, run_id: str, step: int, attempt: int = 1) -> ProposalRequest:
-    return ProposalRequest(
+def asking(task: Task, run_id: str, step: int, attempt: int = 1) -> ProposeActionInput:
+    return ProposeActionInput(
         provider=ProviderConfig(script_path=str(task.script_path)),
         goal=task.spec.goal,
         run_id=run_id,
@@ -87,7 +87,7 @@ async def test_a_transient_fault_is_not_repeated_on_the_next_attempt(bugfix_task
 
 @pytest.mark.parametrize("fault", ["unknown_tool", "invalid_arguments", "dangerous", "malformed_json"])
 async def test_each_content_fault_reaches_the_boundary_it_tests(bugfix_task: Task, fault: str) -> None:
-    from activities.verification import verify
+    from agent.verification import verify
 
     provider = NoisyProvider(ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(**{fault: 1.0}))
     result = await provider.propose(asking(bugfix_task, f"n-{uuid.uuid4().hex[:6]}", 1), tool_specs())

@@ -13,19 +13,23 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.errors import (
-    ProviderAuthError,
-    ProviderError,
-    ProviderRequestError,
-    ProviderUnavailable,
-    to_application_error,
-)
-from activities.model_calls import plan, propose_action
+from activities.boundary import to_application_error
+from activities.model_calls import draft_plan, propose_action
 from agent.providers import completions, schemas
 from agent.providers.factory import build_provider
 from agent.providers.openai_provider import OpenAIProvider
 from agent.tools.registry import tool_specs
-from contracts import ActionProposal, GoalSpec, PlanRequest, PlanTask, Price, ProposalRequest, ProviderConfig, Turn
+from contracts import (
+    ActionProposal,
+    DraftPlanInput,
+    GoalSpec,
+    PlanTask,
+    Price,
+    ProposeActionInput,
+    ProviderConfig,
+    Turn,
+)
+from contracts.errors import ProviderAuthError, ProviderError, ProviderRequestError, ProviderUnavailable
 from tests.fake_openai_server import REQUEST_ID, FakeOpenAIServer, Scripted
 
 KEY_ENV = "LAB_TEST_OPENAI_KEY"
@@ -58,8 +62,8 @@ def config_for(server: FakeOpenAIServer, **changes: Any) -> ProviderConfig:
     return ProviderConfig(kind="openai", base_url=server.base_url, model="fake", api_key_env=KEY_ENV, **settings)
 
 
-def request_for(config: ProviderConfig, **changes: Any) -> ProposalRequest:
-    return ProposalRequest(provider=config, goal="Fix the median bug.", run_id="run-1", step=1, **changes)
+def request_for(config: ProviderConfig, **changes: Any) -> ProposeActionInput:
+    return ProposeActionInput(provider=config, goal="Fix the median bug.", run_id="run-1", step=1, **changes)
 
 
 async def propose(config: ProviderConfig, **changes: Any) -> Any:
@@ -476,7 +480,7 @@ async def test_the_plan_activity_gives_the_goals_acceptance_to_the_last_task(ser
     }
     server.answer(drafted)
 
-    result = await ActivityEnvironment().run(plan, PlanRequest(provider=config_for(server), goal_spec=spec))
+    result = await ActivityEnvironment().run(draft_plan, DraftPlanInput(provider=config_for(server), goal_spec=spec))
 
     assert [task.id for task in result.plan.topological_order()] == ["read", "notes", "fix"]
     conditions = {task.id: task.postconditions for task in result.plan.tasks}

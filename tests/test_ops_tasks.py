@@ -14,10 +14,12 @@ import httpx
 import pytest
 from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
 
-from activities.postconditions import check
-from activities.workspace import prepare_workspace, workspace_path
+from activities.workspace import prepare_workspace
 from agent.ops_world import SEED_FILE
+from agent.postconditions import check
+from agent.workspace import workspace_path
 from baseline import BaselineLoop
 from contracts import (
     Approve,
@@ -85,7 +87,9 @@ async def test_a_freshly_seeded_world_fails_the_task(ops_url: str, task_id: str)
     """The postconditions are not met before the agent acts: passing them means work was done."""
     task = load_task(task_id)
     world_id = f"pristine-{uuid.uuid4().hex[:12]}"
-    ref = await prepare_workspace(PrepareWorkspaceInput(world_id=world_id, fixture_dir=str(task.fixture_dir)))
+    ref = await ActivityEnvironment().run(
+        prepare_workspace, PrepareWorkspaceInput(world_id=world_id, fixture_dir=str(task.fixture_dir))
+    )
     judged = await check(Path(ref.path), task.spec.postconditions, world_id)
     assert not judged.passed
     assert (await tenant_state(ops_url, world_id))["seeded"]
@@ -195,7 +199,7 @@ def prepare_input(world_id: str | None = None, task_id: str = "refund-duplicate-
 
 async def test_seeding_never_copies_the_seed_into_the_workspace(ops_url: str) -> None:
     request = prepare_input()
-    ref = await prepare_workspace(request)
+    ref = await ActivityEnvironment().run(prepare_workspace, request)
     workspace = Path(ref.path)
     assert (Path(request.fixture_dir) / SEED_FILE).is_file()
     assert sorted(path.name for path in workspace.iterdir() if path.name != ".git") == ["README.md"]
@@ -205,7 +209,7 @@ async def test_seeding_never_copies_the_seed_into_the_workspace(ops_url: str) ->
 
 async def test_a_rerun_of_the_same_world_does_not_seed_twice(ops_url: str) -> None:
     request = prepare_input()
-    first = await prepare_workspace(request)
+    first = await ActivityEnvironment().run(prepare_workspace, request)
     # The first run acts on its world...
     headers = {"X-Tenant": request.world_id, "Idempotency-Key": "k-1"}
     async with httpx.AsyncClient(base_url=ops_url, headers=headers, timeout=5) as http:
@@ -213,7 +217,7 @@ async def test_a_rerun_of_the_same_world_does_not_seed_twice(ops_url: str) -> No
         assert (await http.post("/refunds", json=refund)).status_code == 201
     before = await tenant_state(ops_url, request.world_id)
 
-    again = await prepare_workspace(request)
+    again = await ActivityEnvironment().run(prepare_workspace, request)
 
     assert again.path == first.path
     after = await tenant_state(ops_url, request.world_id)
@@ -228,7 +232,7 @@ async def test_a_seeded_task_without_a_service_is_a_non_retryable_workspace_erro
     monkeypatch.delenv("AGENT_LAB_OPS_URL", raising=False)
     request = prepare_input()
     with pytest.raises(ApplicationError) as raised:
-        await prepare_workspace(request)
+        await ActivityEnvironment().run(prepare_workspace, request)
     assert raised.value.type == "WorkspaceError"
     assert raised.value.non_retryable
     assert raised.value.message == "this task needs the operations service: set AGENT_LAB_OPS_URL"
@@ -242,19 +246,19 @@ async def test_an_unreachable_service_is_retryable_and_a_retry_seeds(
     monkeypatch.setenv("AGENT_LAB_OPS_URL", f"http://127.0.0.1:{later.port}")
     request = prepare_input()
     with pytest.raises(ApplicationError) as raised:
-        await prepare_workspace(request)
+        await ActivityEnvironment().run(prepare_workspace, request)
     assert raised.value.type == "ToolUnavailable"
     assert not raised.value.non_retryable
     assert "unreachable" in raised.value.message
 
     async with later:
-        await prepare_workspace(request)
+        await ActivityEnvironment().run(prepare_workspace, request)
         assert (await tenant_state(later.url, request.world_id))["seeded"]
 
 
 async def test_a_task_without_a_seed_needs_no_service(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AGENT_LAB_OPS_URL", raising=False)
-    ref = await prepare_workspace(prepare_input(task_id="bugfix-median"))
+    ref = await ActivityEnvironment().run(prepare_workspace, prepare_input(task_id="bugfix-median"))
     assert Path(ref.path).is_dir()
 
 

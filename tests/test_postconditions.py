@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.postconditions import check
+from agent.postconditions import check
 from contracts import (
     CommandExitCode,
     FileContains,

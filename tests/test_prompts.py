@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from activities import model_calls
+from agent import model_calls
 from agent.providers.prompts import CHARS_PER_TOKEN, TEMPLATE_MARGIN_TOKENS, proposal_messages
 from agent.tools.registry import tool_specs
-from contracts import ActionProposal, ProposalRequest, ProposalResult, ProviderConfig, ToolSpec, Turn, Usage
+from contracts import ActionProposal, ProposeActionInput, ProposeActionResult, ProviderConfig, ToolSpec, Turn, Usage
 
 
 def test_the_first_message_lists_the_workspace_files() -> None:
-    request = ProposalRequest(
+    request = ProposeActionInput(
         provider=ProviderConfig(), goal="fix it", workspace_files=["README.md", "pkg/stats.py", "tests/test_stats.py"]
     )
     first = proposal_messages(request, tool_specs())[1]["content"]
@@ -25,19 +25,19 @@ async def test_the_activity_fills_in_the_listing(tmp_path: Path, monkeypatch: py
     (tmp_path / "pkg" / "stats.py").write_text("")
     (tmp_path / ".pytest_cache").mkdir()
     (tmp_path / ".pytest_cache" / "x").write_text("")
-    seen: list[ProposalRequest] = []
+    seen: list[ProposeActionInput] = []
 
     class Recorder:
-        async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
+        async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
             seen.append(request)
-            return ProposalResult(invalid_output="-", usage=Usage())
+            return ProposeActionResult(invalid_output="-", usage=Usage())
 
     monkeypatch.setattr(model_calls, "build_provider", lambda config: Recorder())
-    await model_calls.propose_action(ProposalRequest(provider=ProviderConfig(), goal="g", workspace=str(tmp_path)))
+    await model_calls.propose_action(ProposeActionInput(provider=ProviderConfig(), goal="g", workspace=str(tmp_path)))
     assert seen[0].workspace_files == ["pkg/stats.py"]
 
 
-def long_run(turns: int, **provider: object) -> ProposalRequest:
+def long_run(turns: int, **provider: object) -> ProposeActionInput:
     """A run `turns` steps in, each step with a long tool output."""
     output = "\n".join(f"line {n}: " + "x" * 60 for n in range(200))
     history = [
@@ -49,7 +49,7 @@ def long_run(turns: int, **provider: object) -> ProposalRequest:
         )
         for step in range(1, turns + 1)
     ]
-    return ProposalRequest(provider=ProviderConfig(**provider), goal="fix it", history=history)
+    return ProposeActionInput(provider=ProviderConfig(**provider), goal="fix it", history=history)
 
 
 def test_a_prompt_is_cut_to_fit_the_context_oldest_turns_first() -> None:

@@ -9,22 +9,23 @@ from pathlib import Path
 import pytest
 import yaml
 from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
 
-from activities.errors import ScriptError
-from activities.model_calls import compile_goal, plan, propose_action
+from activities.model_calls import compile_goal, draft_plan, propose_action
 from agent.providers.scripted import ScriptedProvider
 from contracts import (
     ActionProposal,
     CommandExitCode,
-    CompileGoalRequest,
+    CompileGoalInput,
+    DraftPlanInput,
     FileContains,
     GoalSpec,
-    PlanRequest,
     PlanTask,
-    ProposalRequest,
+    ProposeActionInput,
     ProviderConfig,
     Turn,
 )
+from contracts.errors import ScriptError
 from contracts.script import Script
 from experiments.catalog import Task
 
@@ -70,7 +71,7 @@ def write_script(tmp_path: Path, text: str, name: str = "script.yaml") -> Path:
     return path
 
 
-def request(script: Path, *, task: PlanTask | None = None, turns: int = 0, foreign: int = 0) -> ProposalRequest:
+def request(script: Path, *, task: PlanTask | None = None, turns: int = 0, foreign: int = 0) -> ProposeActionInput:
     """A request after the script's first `turns` proposals, then `foreign` turns it did not
     propose (unusable answers, as an injected fault would leave)."""
     own = []
@@ -80,7 +81,7 @@ def request(script: Path, *, task: PlanTask | None = None, turns: int = 0, forei
         Turn(step=i + 1, proposal=own[i], outcome="committed", feedback="-") for i in range(min(turns, len(own)))
     ]
     history += [Turn(step=len(history) + 1, proposal=None, outcome="rejected", feedback="-") for _ in range(foreign)]
-    return ProposalRequest(
+    return ProposeActionInput(
         provider=ProviderConfig(script_path=str(script)), goal="the goal", task=task, history=history
     )
 
@@ -248,10 +249,11 @@ async def test_a_cyclic_script_is_refused_by_every_provider_call(tmp_path: Path)
 
 async def test_compile_goal_keeps_the_requests_acceptance(rename_task: Task) -> None:
     acceptance = [CommandExitCode(command="python -m pytest -q"), FileContains(path="shop/pricing.py", text="x")]
-    compiled = await compile_goal(
-        CompileGoalRequest(
+    compiled = await ActivityEnvironment().run(
+        compile_goal,
+        CompileGoalInput(
             provider=ProviderConfig(script_path=str(rename_task.script_path)), goal="rename it", acceptance=acceptance
-        )
+        ),
     )
     spec = compiled.goal_spec
     assert spec.acceptance == acceptance
@@ -262,19 +264,23 @@ async def test_compile_goal_keeps_the_requests_acceptance(rename_task: Task) -> 
 
 async def test_compile_goal_cannot_add_acceptance(rename_task: Task) -> None:
     config = ProviderConfig(script_path=str(rename_task.script_path))
-    compiled = await compile_goal(CompileGoalRequest(provider=config, goal="g"))
+    compiled = await ActivityEnvironment().run(compile_goal, CompileGoalInput(provider=config, goal="g"))
     assert compiled.goal_spec.acceptance == []
 
 
 async def test_plan_activity_returns_the_scripted_plan(bugfix_task: Task) -> None:
     config = ProviderConfig(script_path=str(bugfix_task.script_path))
-    result = await plan(PlanRequest(provider=config, goal_spec=GoalSpec(goal="g", summary="s")))
+    result = await ActivityEnvironment().run(
+        draft_plan, DraftPlanInput(provider=config, goal_spec=GoalSpec(goal="g", summary="s"))
+    )
     assert [task.id for task in result.plan.tasks] == ["fix-median"]
     assert result.usage.model_calls == 1
 
 
 async def test_propose_action_activity_follows_the_script(bugfix_task: Task) -> None:
-    result = await propose_action(request(bugfix_task.script_path, task=PlanTask(id="fix-median", title="t")))
+    result = await ActivityEnvironment().run(
+        propose_action, request(bugfix_task.script_path, task=PlanTask(id="fix-median", title="t"))
+    )
     assert result.proposal is not None
     assert result.proposal.arguments == {"command": "python -m pytest -q"}
 
@@ -288,7 +294,9 @@ def _non_retryable_script_error(raised: pytest.ExceptionInfo[ApplicationError], 
 async def test_compile_goal_script_error_is_non_retryable_application_error(tmp_path: Path) -> None:
     missing = tmp_path / "missing.yaml"
     with pytest.raises(ApplicationError) as raised:
-        await compile_goal(CompileGoalRequest(provider=ProviderConfig(script_path=str(missing)), goal="g"))
+        await ActivityEnvironment().run(
+            compile_goal, CompileGoalInput(provider=ProviderConfig(script_path=str(missing)), goal="g")
+        )
     _non_retryable_script_error(raised, missing)
 
 
@@ -296,20 +304,22 @@ async def test_plan_script_error_is_non_retryable_application_error(tmp_path: Pa
     broken = write_script(tmp_path, "goal: [unclosed\n")
     goal_spec = GoalSpec(goal="g", summary="s")
     with pytest.raises(ApplicationError) as raised:
-        await plan(PlanRequest(provider=ProviderConfig(script_path=str(broken)), goal_spec=goal_spec))
+        await ActivityEnvironment().run(
+            draft_plan, DraftPlanInput(provider=ProviderConfig(script_path=str(broken)), goal_spec=goal_spec)
+        )
     _non_retryable_script_error(raised, broken)
 
 
 async def test_propose_action_script_error_is_non_retryable_application_error(tmp_path: Path) -> None:
     missing = tmp_path / "missing.yaml"
     with pytest.raises(ApplicationError) as raised:
-        await propose_action(request(missing))
+        await ActivityEnvironment().run(propose_action, request(missing))
     _non_retryable_script_error(raised, missing)
 
 
 async def test_missing_script_path_is_non_retryable_script_error() -> None:
     with pytest.raises(ApplicationError) as raised:
-        await compile_goal(CompileGoalRequest(provider=ProviderConfig(), goal="g"))
+        await ActivityEnvironment().run(compile_goal, CompileGoalInput(provider=ProviderConfig(), goal="g"))
     assert raised.value.type == "ScriptError"
     assert raised.value.non_retryable
 
@@ -318,5 +328,7 @@ async def test_plan_with_cyclic_script_is_non_retryable_script_error(tmp_path: P
     script = write_script(tmp_path, CYCLIC_SCRIPT)
     goal_spec = GoalSpec(goal="g", summary="s")
     with pytest.raises(ApplicationError) as raised:
-        await plan(PlanRequest(provider=ProviderConfig(script_path=str(script)), goal_spec=goal_spec))
+        await ActivityEnvironment().run(
+            draft_plan, DraftPlanInput(provider=ProviderConfig(script_path=str(script)), goal_spec=goal_spec)
+        )
     _non_retryable_script_error(raised, script)

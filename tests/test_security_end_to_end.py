@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.verification import verify
 from agent.sandbox.bubblewrap import BubblewrapSandbox, available
 from agent.sandbox.identity import workspace_owner
+from agent.verification import verify
 from contracts import ActionProposal
 from tests.conftest import counting_listener
 from tests.security_corpus import ATTACKS, BENIGN, EFFECTS

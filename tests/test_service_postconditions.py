@@ -11,9 +11,11 @@ import httpx
 import pytest
 import yaml
 from pydantic import TypeAdapter, ValidationError
+from temporalio.testing import ActivityEnvironment
 
-from activities.postconditions import check, check_postconditions
+from activities.postconditions import check_postconditions
 from agent import ops_world
+from agent.postconditions import check
 from contracts import CheckPostconditionsInput, FileContains, Postcondition, PostconditionOutcome, TaskSpec
 from contracts.postconditions import SERVICE_FIELDS, ServiceCount
 from experiments.ops_service import OpsServiceProcess
@@ -158,7 +160,7 @@ async def test_the_activity_reads_the_world_of_its_input(world: World, tmp_path:
     request = CheckPostconditionsInput(
         workspace=str(tmp_path), postconditions=[count("refunds", 2, order_id="o-1")], world_id=world.id
     )
-    assert (await check_postconditions(request)).passed
+    assert (await ActivityEnvironment().run(check_postconditions, request)).passed
 
 
 # --- nothing to read: failed, with the reason, never raised ----------------------------------

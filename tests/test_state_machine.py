@@ -8,7 +8,8 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from contracts import TERMINAL_STATES, RunState
-from workflows.state_machine import TRANSITIONS, IllegalTransition, StateMachine
+from contracts.errors import IllegalTransition
+from workflows.state_machine import TRANSITIONS, StateMachine, as_run_failure
 
 S = RunState
 LEGAL = [(source, target) for source, targets in TRANSITIONS.items() for target in sorted(targets)]
@@ -59,9 +60,10 @@ def test_named_shortcuts_are_illegal(source: RunState, target: RunState) -> None
 
 def test_illegal_transition_fails_the_run_without_retrying() -> None:
     """In a workflow a plain exception would retry the workflow task forever."""
-    error = IllegalTransition(S.CREATED, S.COMPLETED)
+    error = as_run_failure(IllegalTransition(S.CREATED, S.COMPLETED))
     assert isinstance(error, ApplicationError)
     assert error.non_retryable and error.type == "IllegalTransition"
+    assert error.message == "illegal transition CREATED -> COMPLETED"
 
 
 def test_terminal_states_have_no_way_out() -> None:

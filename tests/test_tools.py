@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from activities.errors import InvalidPath, PathOutsideWorkspace, ToolError
 from agent.sandbox.process import ProcessSandbox
 from agent.tools.context import ToolContext
 from agent.tools.files import (
@@ -21,6 +20,7 @@ from agent.tools.files import (
 )
 from agent.tools.output import truncate
 from agent.tools.paths import resolve_in_workspace
+from contracts.errors import InvalidPath, PathOutsideWorkspace, ToolError
 
 
 def ctx(workspace: Path) -> ToolContext:

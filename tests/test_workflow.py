@@ -16,8 +16,8 @@ from contracts import (
     ActionProposal,
     CommandExitCode,
     PlanTask,
-    ProposalRequest,
-    ProposalResult,
+    ProposeActionInput,
+    ProposeActionResult,
     ReasonCode,
     RunBudget,
     RunState,
@@ -139,10 +139,10 @@ async def test_progress_query_shows_state_and_steps_while_running(client: Client
     release = asyncio.Event()
     loop = asyncio.get_running_loop()
 
-    def slow_second(request: ProposalRequest) -> ProposalResult:
+    def slow_second(request: ProposeActionInput) -> ProposeActionResult:
         if len(request.history) == 1:
             asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
-        return ProposalResult(proposal=call("write_file", path="a", content="b"), usage=ONE_CALL)
+        return ProposeActionResult(proposal=call("write_file", path="a", content="b"), usage=ONE_CALL)
 
     world = FakeWorld(slow_second, holds_after=2)
     run_request = request()

@@ -13,26 +13,24 @@ from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from activities.ledger import AppendLedgerInput
-from activities.step_records import RecordStepInput, RecordStepResult
-from agent.ledger import AppendResult
 from contracts import (
     ActionProposal,
     CheckPostconditionsInput,
     CommandExitCode,
-    CompileGoalRequest,
+    CompileGoalInput,
+    CompileGoalResult,
+    DraftPlanInput,
+    DraftPlanResult,
     ExecuteToolInput,
-    GoalCompilation,
     GoalSpec,
     Plan,
-    PlanRequest,
-    PlanResult,
     PlanTask,
     PostconditionOutcome,
     PostconditionResult,
     PrepareWorkspaceInput,
-    ProposalRequest,
-    ProposalResult,
+    PrepareWorkspaceResult,
+    ProposeActionInput,
+    ProposeActionResult,
     ProviderConfig,
     ReasonCode,
     RunBudget,
@@ -41,9 +39,9 @@ from contracts import (
     ToolResult,
     Usage,
     Verdict,
-    VerifyInput,
-    WorkspaceRef,
+    VerifyProposalInput,
 )
+from contracts.envelopes import AppendLedgerInput, AppendLedgerResult, RecordStepInput, RecordStepResult
 from contracts.ledger import LedgerEntry
 from tests.runs import execute_run
 from workflows import AgentRunWorkflow
@@ -60,39 +58,39 @@ def call(tool: str, **arguments: object) -> ActionProposal:
 class FakeWorld:
     """Scripted answers for every activity, and a record of what the workflow asked."""
 
-    proposals: Callable[[ProposalRequest], ProposalResult]
+    proposals: Callable[[ProposeActionInput], ProposeActionResult]
     tasks: list[PlanTask] = field(default_factory=lambda: [PlanTask(id="only", title="t", postconditions=[DONE])])
     # Whether the postconditions hold, given how many tool executions have happened.
     holds_after: int = 1
     verdict: Callable[[ActionProposal], Verdict] = lambda p: Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
     execute_error: ApplicationError | None = None
     executed: list[ActionProposal] = field(default_factory=list)
-    asked: list[ProposalRequest] = field(default_factory=list)
+    asked: list[ProposeActionInput] = field(default_factory=list)
     checks: int = 0
     recorded: list[RecordStepInput] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
 
     def activities(self) -> list[Callable[..., object]]:
         @activity.defn(name="prepare_workspace")
-        async def prepare_workspace(request: PrepareWorkspaceInput) -> WorkspaceRef:
-            return WorkspaceRef(path=f"/tmp/fake/{request.world_id}", checkpoint="ck-0")
+        async def prepare_workspace(request: PrepareWorkspaceInput) -> PrepareWorkspaceResult:
+            return PrepareWorkspaceResult(path=f"/tmp/fake/{request.world_id}", checkpoint="ck-0")
 
         @activity.defn(name="compile_goal")
-        async def compile_goal(request: CompileGoalRequest) -> GoalCompilation:
+        async def compile_goal(request: CompileGoalInput) -> CompileGoalResult:
             spec = GoalSpec(goal=request.goal, summary="s", acceptance=request.acceptance)
-            return GoalCompilation(goal_spec=spec, usage=ONE_CALL)
+            return CompileGoalResult(goal_spec=spec, usage=ONE_CALL)
 
-        @activity.defn(name="plan")
-        async def plan(request: PlanRequest) -> PlanResult:
-            return PlanResult(plan=Plan(tasks=self.tasks), usage=ONE_CALL)
+        @activity.defn(name="draft_plan")
+        async def draft_plan(request: DraftPlanInput) -> DraftPlanResult:
+            return DraftPlanResult(plan=Plan(tasks=self.tasks), usage=ONE_CALL)
 
         @activity.defn(name="propose_action")
-        async def propose_action(request: ProposalRequest) -> ProposalResult:
+        async def propose_action(request: ProposeActionInput) -> ProposeActionResult:
             self.asked.append(request)
             return await asyncio.to_thread(self.proposals, request)
 
         @activity.defn(name="verify_proposal")
-        async def verify_proposal(request: VerifyInput) -> Verdict:
+        async def verify_proposal(request: VerifyProposalInput) -> Verdict:
             return self.verdict(request.proposal)
 
         @activity.defn(name="execute_tool")
@@ -119,14 +117,14 @@ class FakeWorld:
             return RecordStepResult(checkpoint=checkpoint)
 
         @activity.defn(name="append_ledger")
-        async def append_ledger(request: AppendLedgerInput) -> AppendResult:
+        async def append_ledger(request: AppendLedgerInput) -> AppendLedgerResult:
             self.ledger.extend(request.entries)
-            return AppendResult(appended=len(request.entries), skipped=0, last_seq=0, last_hash="0" * 64)
+            return AppendLedgerResult(appended=len(request.entries), skipped=0, last_seq=0, last_hash="0" * 64)
 
         return [
             prepare_workspace,
             compile_goal,
-            plan,
+            draft_plan,
             propose_action,
             verify_proposal,
             execute_tool,
@@ -136,15 +134,15 @@ class FakeWorld:
         ]
 
 
-def sequence(*proposals: ActionProposal | None) -> Callable[[ProposalRequest], ProposalResult]:
+def sequence(*proposals: ActionProposal | None) -> Callable[[ProposeActionInput], ProposeActionResult]:
     """The n-th proposal of a task answers the n-th request (None: an unusable answer)."""
 
-    def answer(request: ProposalRequest) -> ProposalResult:
+    def answer(request: ProposeActionInput) -> ProposeActionResult:
         index = min(len(request.history), len(proposals) - 1)
         chosen = proposals[index]
         if chosen is None:
-            return ProposalResult(invalid_output="not JSON: {{", usage=ONE_CALL)
-        return ProposalResult(proposal=chosen, usage=ONE_CALL)
+            return ProposeActionResult(invalid_output="not JSON: {{", usage=ONE_CALL)
+        return ProposeActionResult(proposal=chosen, usage=ONE_CALL)
 
     return answer
 

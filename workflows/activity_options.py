@@ -55,7 +55,7 @@ EXECUTE = ActivityOptions(
         backoff_coefficient=2.0,
         maximum_interval=timedelta(seconds=15),
         maximum_attempts=8,
-        non_retryable_error_types=["SandboxError"],
+        non_retryable_error_types=["SandboxUnavailable"],
     ),
 )
 

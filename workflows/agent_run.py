@@ -21,10 +21,10 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.execution import execute_tool
-    from activities.ledger import AppendLedgerInput, append_ledger
-    from activities.model_calls import compile_goal, plan, propose_action
+    from activities.ledger import append_ledger
+    from activities.model_calls import compile_goal, draft_plan, plan, propose_action
     from activities.postconditions import check_postconditions
-    from activities.step_records import RecordStepInput, record_step
+    from activities.step_records import record_step
     from activities.verification import verify_proposal
     from activities.workspace import prepare_workspace
     from agent import feedback
@@ -33,16 +33,16 @@ with workflow.unsafe.imports_passed_through():
     from contracts import (
         ActionProposal,
         CheckPostconditionsInput,
-        CompileGoalRequest,
+        CompileGoalInput,
+        DraftPlanInput,
         ExecuteToolInput,
         GoalSpec,
         Plan,
-        PlanRequest,
         PlanTask,
         Postcondition,
         PostconditionResult,
         PrepareWorkspaceInput,
-        ProposalRequest,
+        ProposeActionInput,
         RunProgress,
         RunRequest,
         RunResult,
@@ -51,16 +51,18 @@ with workflow.unsafe.imports_passed_through():
         ToolResult,
         Usage,
         Verdict,
-        VerifyInput,
+        VerifyProposalInput,
         visibility,
     )
     from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
+    from contracts.envelopes import AppendLedgerInput, RecordStepInput
+    from contracts.errors import IllegalTransition
     from contracts.ledger import LedgerEntry
     from contracts.run import RunCarry
     from workflows import activity_options as options
     from workflows.ledger_entries import EntryMaker
     from workflows.outcome import PATCH_ID, not_completed
-    from workflows.state_machine import StateMachine
+    from workflows.state_machine import StateMachine, as_run_failure
 
 S = RunState
 In = TypeVar("In")
@@ -156,7 +158,7 @@ class AgentRunWorkflow:
     def _take_decision(self) -> ApprovalDecision:
         decision, self._decision = self._decision, None
         if decision is None:
-            raise ApplicationError("no approval decision to take", type="IllegalTransition", non_retryable=True)
+            raise as_run_failure(IllegalTransition(self._fsm.state, "a decision nobody made"))
         return decision
 
     def _awaited(self) -> PendingApproval:
@@ -236,14 +238,16 @@ class AgentRunWorkflow:
         self._sandbox = workspace.sandbox
 
         self._move(S.COMPILING_GOAL)
-        goal = CompileGoalRequest(provider=request.provider, goal=request.goal, acceptance=request.acceptance)
+        goal = CompileGoalInput(provider=request.provider, goal=request.goal, acceptance=request.acceptance)
         compiled = await self._call(compile_goal, goal, options.MODEL, "interpret the goal")
         self._usage += compiled.usage + compiled.failed_attempts
         self._wasted += compiled.failed_attempts
 
         self._move(S.PLANNING)
-        planning = PlanRequest(provider=request.provider, goal_spec=compiled.goal_spec)
-        planned = await self._call(plan, planning, options.MODEL, "draft a plan")
+        planning = DraftPlanInput(provider=request.provider, goal_spec=compiled.goal_spec)
+        # Runs started before the activity's rename schedule it under its old name.
+        drafting = draft_plan if workflow.patched("draft-plan-activity") else plan
+        planned = await self._call(drafting, planning, options.MODEL, "draft a plan")
         self._usage += planned.usage + planned.failed_attempts
         self._wasted += planned.failed_attempts
         now = workflow.now()
@@ -295,7 +299,7 @@ class AgentRunWorkflow:
                 raise _RunEnded(f"{reason} in task {task.id!r} after {self._step} steps")
             self._move(S.PROPOSING)
             self._step += 1
-            asked = ProposalRequest(
+            asked = ProposeActionInput(
                 provider=request.provider,
                 goal=request.goal,
                 task=task,
@@ -340,7 +344,7 @@ class AgentRunWorkflow:
         self._move(S.VERIFYING)
         verdict = await workflow.execute_local_activity(
             verify_proposal,
-            VerifyInput(workspace=self._workspace, proposal=proposal, profile=request.profile),
+            VerifyProposalInput(workspace=self._workspace, proposal=proposal, profile=request.profile),
             start_to_close_timeout=options.VERIFY.start_to_close,
             retry_policy=options.VERIFY.retry,
             summary=f"step {self._step}: verify {proposal.describe()}",
@@ -534,7 +538,10 @@ class AgentRunWorkflow:
         return (workflow.now() - since).total_seconds() if since else 0.0
 
     def _move(self, target: RunState) -> None:
-        self._fsm.advance(target)
+        try:
+            self._fsm.advance(target)
+        except IllegalTransition as error:
+            raise as_run_failure(error) from None
         where = f" · task {self._task_id}" if self._task_id else ""
         workflow.set_current_details(f"**{target}** · step {self._step}{where}")
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from temporalio.exceptions import ApplicationError
 
+from contracts.errors import IllegalTransition
 from contracts.run_state import TERMINAL_STATES, RunState
 
 S = RunState
@@ -41,17 +42,10 @@ TRANSITIONS: Mapping[RunState, frozenset[RunState]] = {
 }
 
 
-class IllegalTransition(ApplicationError):
-    """A move the table does not allow. A bug in code, so it fails the run, never retries."""
-
-    def __init__(self, source: RunState, target: RunState) -> None:
-        super().__init__(
-            f"illegal transition {source} -> {target}",
-            type="IllegalTransition",
-            non_retryable=True,
-        )
-        self.source = source
-        self.target = target
+def as_run_failure(error: IllegalTransition) -> ApplicationError:
+    """In workflow code a plain exception fails the workflow *task*, which Temporal retries
+    forever and the run hangs; an ApplicationError fails the run itself."""
+    return ApplicationError(str(error), type=type(error).__name__, non_retryable=True)
 
 
 class StateMachine:

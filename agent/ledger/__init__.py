@@ -11,12 +11,13 @@ read      `read_events` for replays
 from agent.ledger.chain import GENESIS_HASH, encode_line, event_hash, seal
 from agent.ledger.read import read_events
 from agent.ledger.scan import LedgerProblem
-from agent.ledger.store import AppendResult, append, check_run_id, ledger_path
+from agent.ledger.store import append, check_run_id, ledger_path, worker_name
 from agent.ledger.verify import LedgerReport, verify_ledger
+from contracts.envelopes import AppendLedgerResult
 
 __all__ = [
     "GENESIS_HASH",
-    "AppendResult",
+    "AppendLedgerResult",
     "LedgerProblem",
     "LedgerReport",
     "append",
@@ -27,4 +28,5 @@ __all__ = [
     "read_events",
     "seal",
     "verify_ledger",
+    "worker_name",
 ]

@@ -11,35 +11,24 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
-from activities.errors import LedgerCorrupt
 from agent.ledger.chain import encode_line, seal
 from agent.ledger.files import fsync_dir, read_all, replace_tail, write_all, write_new_file
 from agent.ledger.scan import ChainScan, scan_chain
-from contracts.ledger import LedgerEntry
+from contracts.envelopes import AppendLedgerResult
+from contracts.errors import LedgerCorrupt
+from contracts.ledger import LedgerEntry, check_run_id
 from settings import data_dir
 
 LEDGER_DIR = "ledgers"
 
 
-class AppendResult(BaseModel):
-    appended: int = Field(description="entries written, a ledger_repaired event not counted")
-    skipped: int = Field(description="entries whose event id the ledger already held")
-    last_seq: int
-    # The chain head. Kept in Temporal history, it lets a later check notice a ledger cut short,
-    # which a hash chain alone cannot: a truncated chain still verifies.
-    last_hash: str
-    repaired: str | None = Field(None, description="the quarantine file a torn tail was moved to")
-
-
-def check_run_id(run_id: str) -> None:
-    """A run id names a file, so it must not be able to name any other: no separators, no NUL."""
-    if run_id in ("", ".", "..") or any(char in run_id for char in "/\\\0"):
-        raise ValueError(f"run id {run_id!r} cannot name a ledger file")
+def worker_name() -> str:
+    """Host and process: which of several workers wrote a line."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def ledger_path(run_id: str) -> Path:
@@ -47,7 +36,7 @@ def ledger_path(run_id: str) -> Path:
     return data_dir() / LEDGER_DIR / f"{run_id}.jsonl"
 
 
-def append(run_id: str, entries: list[LedgerEntry], worker: str) -> AppendResult:
+def append(run_id: str, entries: list[LedgerEntry], worker: str) -> AppendLedgerResult:
     """Appends the entries whose event id the ledger does not hold yet, in order, and fsyncs.
 
     Raises LedgerCorrupt (file unchanged) when the chain already on disk does not verify, and
@@ -67,7 +56,7 @@ def append(run_id: str, entries: list[LedgerEntry], worker: str) -> AppendResult
         os.close(fd)
 
 
-def _append_locked(fd: int, path: Path, run_id: str, entries: list[LedgerEntry], worker: str) -> AppendResult:
+def _append_locked(fd: int, path: Path, run_id: str, entries: list[LedgerEntry], worker: str) -> AppendLedgerResult:
     scan = scan_chain(read_all(fd), run_id)
     if scan.problem is not None:
         raise LedgerCorrupt(f"{path}: line {scan.problem.line}: {scan.problem.reason}; nothing appended")
@@ -97,7 +86,7 @@ def _append_locked(fd: int, path: Path, run_id: str, entries: list[LedgerEntry],
         os.fsync(fd)
         if scan.complete_bytes == 0:
             fsync_dir(path.parent)  # a new file's directory entry must be durable too
-    return AppendResult(
+    return AppendLedgerResult(
         appended=len(fresh),
         skipped=len(entries) - len(fresh),
         last_seq=seq,

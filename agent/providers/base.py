@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from contracts import GoalInterpretation, Plan, ProposalRequest, ProposalResult, ToolSpec, Usage
+from contracts import GoalInterpretation, Plan, ProposeActionInput, ProposeActionResult, ToolSpec, Usage
 
 T = TypeVar("T")
 
@@ -20,7 +20,7 @@ class ModelProvider(Protocol):
     """Models only propose. Each method returns the proposal and the attempt's Usage.
 
     Transient failures raise ProviderUnavailable (retried by Temporal or the baseline);
-    an answer that does not validate comes back as `ProposalResult.invalid_output`, so the
+    an answer that does not validate comes back as `ProposeActionResult.invalid_output`, so the
     caller can feed it back to the model instead of retrying blindly.
     """
 
@@ -28,4 +28,4 @@ class ModelProvider(Protocol):
 
     async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]: ...
 
-    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult: ...
+    async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult: ...

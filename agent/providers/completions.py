@@ -1,7 +1,7 @@
 """One chat-completions call to an OpenAI-compatible server, through the `openai` SDK.
 
 The SDK's own retries are off: Temporal (or the baseline) owns retries, so every failure is
-classified here into the lab's hierarchy (activities.errors) and carries what the attempt cost:
+classified here into the lab's hierarchy (contracts.errors) and carries what the attempt cost:
 
     429                                   ProviderUnavailable, with the server's retry-after
     5xx, timeout, connection error        ProviderUnavailable
@@ -31,16 +31,11 @@ import httpx2
 import openai
 from pydantic import BaseModel, JsonValue, ValidationError
 
-from activities.errors import (
-    ProviderAuthError,
-    ProviderError,
-    ProviderRequestError,
-    ProviderUnavailable,
-)
 from agent.providers import cassette
 from agent.providers.prompts import Message
 from agent.providers.urls import is_loopback
 from contracts import ProviderConfig, Usage
+from contracts.errors import ProviderAuthError, ProviderError, ProviderRequestError, ProviderUnavailable
 
 PROVIDER = "openai"
 MAX_RETRY_AFTER_S = 600.0

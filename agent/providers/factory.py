@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from activities.errors import ProviderError, ScriptError
 from agent.providers.base import ModelProvider
 from agent.providers.noisy import NoisyProvider
 from agent.providers.scripted import ScriptedProvider
 from contracts import ProviderConfig
+from contracts.errors import ProviderError, ScriptError
 
 
 def build_provider(config: ProviderConfig) -> ModelProvider:

@@ -24,20 +24,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel
-from temporalio import activity
 
-from activities.errors import ProviderUnavailable
 from agent.providers.base import ModelProvider, Reply
 from contracts import (
     ActionProposal,
     GoalInterpretation,
     NoiseConfig,
     Plan,
-    ProposalRequest,
-    ProposalResult,
+    ProposeActionInput,
+    ProposeActionResult,
     ToolSpec,
     Usage,
 )
+from contracts.errors import ProviderUnavailable
 from settings import data_dir
 
 CONTENT_FAULTS = ("malformed_json", "unknown_tool", "invalid_arguments", "dangerous")
@@ -74,8 +73,8 @@ class NoisyProvider:
     async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
         return await self._inner.draft_plan(goal, summary, tools)
 
-    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
-        attempt = activity.info().attempt if activity.in_activity() else request.attempt
+    async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
+        attempt = request.attempt
         draw = random.Random(f"{self._noise.seed}:{request.run_id}:{request.step}:{attempt}")
         rolls = {name: draw.random() for name in ("rate_limit", "timeout", *CONTENT_FAULTS)}
         started = time.perf_counter()
@@ -103,14 +102,14 @@ class NoisyProvider:
             return _corrupt(result, fault, tools)
         return result
 
-    async def _record(self, request: ProposalRequest, attempt: int, fault: str) -> None:
+    async def _record(self, request: ProposeActionInput, attempt: int, fault: str) -> None:
         entry = InjectedFault(
             run_id=request.run_id, step=request.step, attempt=attempt, fault=fault, time=datetime.now(UTC)
         )
         await asyncio.to_thread(_append, injected_log(request.run_id or "unknown"), entry.model_dump_json())
 
 
-def _corrupt(result: ProposalResult, fault: str, tools: list[ToolSpec]) -> ProposalResult:
+def _corrupt(result: ProposeActionResult, fault: str, tools: list[ToolSpec]) -> ProposeActionResult:
     if fault == "malformed_json":
         text = json.dumps(result.proposal.model_dump() if result.proposal else {})[:-7]
         return result.model_copy(update={"proposal": None, "invalid_output": f"not valid JSON: {text}"})

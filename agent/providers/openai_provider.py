@@ -4,7 +4,7 @@ Prompts (agent.providers.prompts) and answer schemas (agent.providers.schemas) g
 through one chat-completions call (agent.providers.completions); answers come back parsed
 into the contracts. What a model may get wrong is handled by kind:
 
-- A proposal that does not parse or validate is returned as `ProposalResult.invalid_output`
+- A proposal that does not parse or validate is returned as `ProposeActionResult.invalid_output`
   (what was wrong, then the answer), which the runtime feeds back to the model as a rejected
   step: never retried blindly.
 - A goal interpretation or plan draft that does not validate is asked for again, with the
@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 
 from pydantic import JsonValue, ValidationError
 
-from activities.errors import ProviderError
 from agent.providers import prompts, schemas
 from agent.providers.base import Reply
 from agent.providers.completions import Completion, complete
@@ -32,12 +31,13 @@ from contracts import (
     GoalInterpretation,
     Plan,
     PlanTask,
-    ProposalRequest,
-    ProposalResult,
+    ProposeActionInput,
+    ProposeActionResult,
     ProviderConfig,
     ToolSpec,
     Usage,
 )
+from contracts.errors import ProviderError, UnusableAnswer
 
 T = TypeVar("T")
 
@@ -45,10 +45,6 @@ REPAIRS = 2
 FALLBACK_TASK_ID = "goal"
 
 log = logging.getLogger(__name__)
-
-
-class UnusableAnswer(ValueError):
-    """An answer that does not parse or validate; the message says what was wrong."""
 
 
 class OpenAIProvider:
@@ -67,16 +63,16 @@ class OpenAIProvider:
         value, usage = await self._ask_repairing(messages, "plan", schemas.plan_schema(strict=self._strict), parse_plan)
         return Reply(value if value is not None else fallback_plan(goal, summary), usage)
 
-    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
+    async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         schema = schemas.proposal_schema(tools, strict=self._strict)
         completion = await self._complete(prompts.proposal_messages(request, tools), "action", schema)
         try:
             proposal = parse_proposal(completion, tools)
         except UnusableAnswer as problem:
-            return ProposalResult(
+            return ProposeActionResult(
                 invalid_output=prompts.unusable(str(problem), completion.content), usage=completion.usage
             )
-        return ProposalResult(proposal=proposal, usage=completion.usage)
+        return ProposeActionResult(proposal=proposal, usage=completion.usage)
 
     async def _complete(self, messages: list[prompts.Message], name: str, schema: schemas.Schema) -> Completion:
         response_format = schemas.response_format(name, schema, strict=self._strict)

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from agent.providers.schemas import ANSWER_KEY
-from contracts import ActionProposal, ProposalRequest, ToolSpec, Turn
+from contracts import ActionProposal, ProposeActionInput, ToolSpec, Turn
 
 Message = dict[str, str]
 
@@ -58,7 +58,7 @@ _PLAN_FORM = (
 )
 
 
-def proposal_messages(request: ProposalRequest, tools: list[ToolSpec]) -> list[Message]:
+def proposal_messages(request: ProposeActionInput, tools: list[ToolSpec]) -> list[Message]:
     system = "\n\n".join([_AGENT, "Tools (name [risk]: purpose; arguments):\n" + _tool_lines(tools), _ANSWER_FORMS])
     messages = [_message("system", system), _message("user", _assignment(request))]
     recent_from = len(request.history) - RECENT_TURNS
@@ -68,7 +68,7 @@ def proposal_messages(request: ProposalRequest, tools: list[ToolSpec]) -> list[M
     return _fit(messages, request)
 
 
-def _fit(messages: list[Message], request: ProposalRequest) -> list[Message]:
+def _fit(messages: list[Message], request: ProposeActionInput) -> list[Message]:
     """Leave out the oldest turns until the prompt and the answer fit the model's context: a
     server refuses a prompt that is too long (HTTP 400), which would end the run. The latest
     turn always stays: without it the model cannot know what its last step did."""
@@ -140,7 +140,7 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:head]}\n... [{len(text) - limit} characters cut] ...\n{text[-tail:]}"
 
 
-def _assignment(request: ProposalRequest) -> str:
+def _assignment(request: ProposeActionInput) -> str:
     parts = [f"Goal:\n{request.goal.strip()}"]
     if request.workspace_files:
         shown = request.workspace_files[:FILES_SHOWN]

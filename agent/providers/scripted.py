@@ -11,18 +11,18 @@ import functools
 import time
 from pathlib import Path
 
-from activities.errors import ScriptError
 from agent.providers.base import Reply
 from contracts import (
     ActionProposal,
     GoalInterpretation,
     Plan,
-    ProposalRequest,
-    ProposalResult,
+    ProposeActionInput,
+    ProposeActionResult,
     ToolSpec,
     Turn,
     Usage,
 )
+from contracts.errors import ScriptError
 from contracts.script import Script, ScriptInvalid, parse_script
 
 
@@ -40,7 +40,7 @@ class ScriptedProvider:
         plan = (await self._script()).as_plan()
         return Reply(plan, _usage(goal + summary, plan.model_dump_json(), started))
 
-    async def propose(self, request: ProposalRequest, tools: list[ToolSpec]) -> ProposalResult:
+    async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         started = time.perf_counter()
         try:
             actions = (await self._script()).actions_for(request.task.id if request.task else None)
@@ -51,7 +51,7 @@ class ScriptedProvider:
             proposal = actions[position]
         else:
             proposal = ActionProposal(kind="give_up", thought="The script has no further steps.")
-        return ProposalResult(
+        return ProposeActionResult(
             proposal=proposal, usage=_usage(request.model_dump_json(), proposal.model_dump_json(), started)
         )
 

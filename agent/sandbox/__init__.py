@@ -1,6 +1,16 @@
 """Sandboxes for commands: bubblewrap, Docker, or (labelled unsandboxed) a plain process."""
 
-from agent.sandbox.base import CommandOutcome, Limits, Sandbox, SandboxUnavailable
-from agent.sandbox.selection import BACKENDS, sandbox_report, select_sandbox
+from agent.sandbox.base import CommandOutcome, Limits, Sandbox
+from agent.sandbox.selection import BACKENDS, current_sandbox, sandbox_report, select_sandbox
+from contracts.errors import SandboxUnavailable
 
-__all__ = ["BACKENDS", "CommandOutcome", "Limits", "Sandbox", "SandboxUnavailable", "sandbox_report", "select_sandbox"]
+__all__ = [
+    "BACKENDS",
+    "CommandOutcome",
+    "Limits",
+    "Sandbox",
+    "SandboxUnavailable",
+    "current_sandbox",
+    "sandbox_report",
+    "select_sandbox",
+]

@@ -1,4 +1,5 @@
-"""What every sandbox backend offers: run one shell command in a workspace, bounded."""
+"""What every sandbox backend offers: run one shell command in a workspace, bounded. A
+backend that cannot run here raises SandboxUnavailable, saying why."""
 
 from __future__ import annotations
 
@@ -41,7 +42,3 @@ class Sandbox(Protocol):
     sandboxed: bool
 
     async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome: ...
-
-
-class SandboxUnavailable(Exception):
-    """A backend that was asked for by name cannot run here; the message says why."""

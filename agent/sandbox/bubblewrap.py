@@ -25,10 +25,11 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from agent.sandbox.base import CommandOutcome, Limits, SandboxUnavailable
+from agent.sandbox.base import CommandOutcome, Limits
 from agent.sandbox.environment import command_environment
 from agent.sandbox.identity import command_user
 from agent.sandbox.runner import Spawn, run_process
+from contracts.errors import SandboxUnavailable
 
 SANDBOX_WORKSPACE = "/workspace"
 

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from agent import artifacts
-from agent.sandbox.base import CommandOutcome, Limits, SandboxUnavailable
+from agent.sandbox.base import CommandOutcome, Limits
 from agent.sandbox.environment import command_environment
 from agent.sandbox.identity import command_user
 from agent.sandbox.runner import HEAD_BYTES, TAIL_BYTES, shown_text
+from contracts.errors import SandboxUnavailable
 
 DEFAULT_IMAGE = "python:3.11-slim"
 SANDBOX_WORKSPACE = "/workspace"

@@ -8,12 +8,14 @@ else AGENT_LAB_SANDBOX, else `auto`.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from functools import cache
 
 from agent.sandbox import bubblewrap, docker_engine
-from agent.sandbox.base import Sandbox, SandboxUnavailable
+from agent.sandbox.base import Sandbox
 from agent.sandbox.process import ProcessSandbox
+from contracts.errors import SandboxUnavailable
 from contracts.sandbox import SandboxReport
 
 BACKENDS = ("auto", "bubblewrap", "docker", "process")
@@ -22,6 +24,11 @@ BACKENDS = ("auto", "bubblewrap", "docker", "process")
 def select_sandbox(name: str | None = None) -> Sandbox:
     """Blocking on first use (it probes); call it in a thread from async code."""
     return _select(_chosen(name))[0]
+
+
+async def current_sandbox() -> Sandbox:
+    """The configured sandbox for async callers: probed once, in a thread."""
+    return await asyncio.to_thread(select_sandbox)
 
 
 def sandbox_report(name: str | None = None) -> SandboxReport:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from activities.errors import ToolError
 from agent.tools.context import ToolContext
 from agent.tools.output import truncate
 from agent.tools.paths import resolve_in_workspace
+from contracts.errors import ToolError
 
 # Never shown to a model: machinery, not content.
 _HIDDEN_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})

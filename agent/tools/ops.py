@@ -17,9 +17,9 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from activities.errors import ToolError, ToolUnavailable
 from agent.ops_client import error_message, ops_request
 from agent.tools.context import ToolContext
+from contracts.errors import ToolError, ToolUnavailable
 
 # Refunds above this need a person's approval (the verifier asks for it).
 REFUND_APPROVAL_LIMIT_CENTS = 10_000

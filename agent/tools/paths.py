@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from activities.errors import InvalidPath, PathOutsideWorkspace
+from contracts.errors import InvalidPath, PathOutsideWorkspace
 
 # Where commands see the workspace (the sandbox mounts it there, and `pwd` says so): a path
 # under it names the same file a relative path does.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from activities.errors import ToolError
 from agent.sandbox import CommandOutcome
 from agent.tools.context import ToolContext
+from contracts.errors import ToolError
 
 MAX_COMMAND_TIMEOUT_S = 600.0
 

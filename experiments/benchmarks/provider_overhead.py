@@ -18,7 +18,7 @@ from agent.providers import completions
 from agent.providers.openai_provider import OpenAIProvider
 from agent.providers.prompts import answer_text
 from agent.tools.registry import tool_specs
-from contracts import ActionProposal, ProposalRequest, ProviderConfig, Turn
+from contracts import ActionProposal, ProposeActionInput, ProviderConfig, Turn
 from tests.fake_openai_server import FakeOpenAIServer, Scripted
 
 WARM_UP = 20
@@ -29,7 +29,7 @@ async def main(calls: int) -> None:
     with FakeOpenAIServer() as server:
         server.default = Scripted(content=answer_text(PROPOSAL))
         config = ProviderConfig(kind="openai", base_url=server.base_url, model="fake")
-        request = ProposalRequest(provider=config, goal="Fix the median bug.", history=_history())
+        request = ProposeActionInput(provider=config, goal="Fix the median bug.", history=_history())
         provider, tools = OpenAIProvider(config), tool_specs()
         await provider.propose(request, tools)
         payload = server.requests[-1].body

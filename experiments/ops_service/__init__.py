@@ -20,6 +20,6 @@ same resource (header `Idempotent-Replayed: true`) after, 409 for the key with a
 Errors are JSON `{"error": message}`: 400 bad JSON or fields, 404, 405, 409, 413, 422.
 """
 
-from experiments.ops_service.process import OpsServiceError, OpsServiceProcess
+from experiments.ops_service.process import OpsServiceProcess
 
-__all__ = ["OpsServiceError", "OpsServiceProcess"]
+__all__ = ["OpsServiceProcess"]

@@ -11,14 +11,11 @@ import contextlib
 import sys
 from pathlib import Path
 
+from contracts.errors import InfrastructureError
 from settings import PROJECT_ROOT
 from starter.child_process import die_with_parent
 
 _ANNOUNCEMENT = "listening on "
-
-
-class OpsServiceError(Exception):
-    """The service did not start; the message has the tail of its log."""
 
 
 class OpsServiceProcess:
@@ -34,7 +31,7 @@ class OpsServiceProcess:
     @property
     def url(self) -> str:
         if not self.port:
-            raise OpsServiceError("the operations service has not started yet")
+            raise InfrastructureError("the operations service has not started yet")
         return f"http://127.0.0.1:{self.port}"
 
     @property
@@ -63,11 +60,11 @@ class OpsServiceProcess:
         except TimeoutError:
             await self.stop()
             message = f"the operations service did not start within {timeout_s:.0f} s; see {self.log_path}"
-            raise OpsServiceError(message) from None
+            raise InfrastructureError(message) from None
         text = line.decode(errors="replace").strip()
         if not text.startswith(_ANNOUNCEMENT):
             await self.stop()
-            raise OpsServiceError(f"the operations service did not start: {self._log_tail()}")
+            raise InfrastructureError(f"the operations service did not start: {self._log_tail()}")
         self.port = int(text.rpartition(":")[2])
         return self.url
 

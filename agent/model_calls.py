@@ -1,0 +1,70 @@
+"""The model calls of an agent run: the goal's interpretation, a plan, the next action, through
+one provider interface. A provider that fails raises a ProviderError carrying what the failed
+attempt cost; retrying is the caller's to decide (Temporal for the durable runtime, the loop
+itself for the baseline).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agent import faults
+from agent.faults import FaultPoint
+from agent.providers.factory import build_provider
+from agent.tools.files import workspace_files
+from agent.tools.registry import tool_specs
+from contracts import (
+    CompileGoalInput,
+    CompileGoalResult,
+    DraftPlanInput,
+    DraftPlanResult,
+    GoalSpec,
+    Plan,
+    Postcondition,
+    ProposeActionInput,
+    ProposeActionResult,
+)
+
+
+async def compile_goal(request: CompileGoalInput) -> CompileGoalResult:
+    reply = await build_provider(request.provider).interpret_goal(request.goal)
+    spec = GoalSpec(
+        goal=request.goal,
+        summary=reply.value.summary,
+        constraints=reply.value.constraints,
+        # Declared by the task, not by the model: the model never decides how it is judged.
+        acceptance=request.acceptance,
+    )
+    return CompileGoalResult(goal_spec=spec, usage=reply.usage)
+
+
+async def draft_plan(request: DraftPlanInput) -> DraftPlanResult:
+    spec = request.goal_spec
+    reply = await build_provider(request.provider).draft_plan(spec.goal, spec.summary, tool_specs())
+    return DraftPlanResult(plan=with_acceptance(reply.value, spec.acceptance), usage=reply.usage)
+
+
+def with_acceptance(drafted: Plan, acceptance: list[Postcondition]) -> Plan:
+    """A drafted plan declares no postconditions (a model never decides how work is judged):
+    its last task in run order, which nothing depends on, gets the goal's acceptance, so the
+    plan ends only when the goal holds. Not every sink: a sink run earlier could not pass checks
+    that need a later task's work. A plan that declares its own (a script's) stays as it is."""
+    if not acceptance or any(task.postconditions for task in drafted.tasks):
+        return drafted
+    last = drafted.topological_order()[-1].id
+    tasks = [
+        task.model_copy(update={"postconditions": list(acceptance)}) if task.id == last else task
+        for task in drafted.tasks
+    ]
+    return drafted.model_copy(update={"tasks": tasks})
+
+
+async def propose_action(request: ProposeActionInput) -> ProposeActionResult:
+    if request.workspace and not request.workspace_files:
+        listing = await asyncio.to_thread(workspace_files, Path(request.workspace))
+        request = request.model_copy(update={"workspace_files": listing})
+    result = await build_provider(request.provider).propose(request, tool_specs())
+    # A crash here loses an answer already paid for: the retry pays again.
+    await faults.reach(FaultPoint.MODEL_CALL, run_id=request.run_id, step=request.step)
+    return result

@@ -1,0 +1,126 @@
+"""The one postcondition checker, reading the real end state, for both runtimes.
+
+Commands run in the same sandbox as the agent's own: they run the agent's code (its tests),
+so they get no more trust than the agent. Service postconditions read the run's tenant in the
+operations service, once per check, so every one of them judges the same snapshot. None of
+them raises for a missing or unreachable service: the postcondition fails and says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from agent import ops_world
+from agent.sandbox import current_sandbox
+from agent.tools.output import truncate
+from agent.tools.paths import resolve_in_workspace
+from contracts import (
+    CommandExitCode,
+    FileContains,
+    FileNotContains,
+    Postcondition,
+    PostconditionOutcome,
+    PostconditionResult,
+)
+from contracts.errors import InvalidPath, ToolError, ToolUnavailable
+from contracts.postconditions import ServiceCount
+
+
+async def check(
+    workspace: Path, postconditions: list[Postcondition], world_id: str | None = None, *, retry_outages: bool = False
+) -> PostconditionResult:
+    """`retry_outages`: a service that does not answer raises ToolUnavailable instead of
+    failing its postconditions, so an activity retries rather than reporting a done task as
+    unfinished (which could lead a model to act again)."""
+    world = _World(world_id, retry_outages)
+    outcomes = []
+    for postcondition in postconditions:
+        if isinstance(postcondition, ServiceCount):
+            outcomes.append(await _check_service_count(world, postcondition))
+        else:
+            outcomes.append(await _check_one(workspace, postcondition))
+    return PostconditionResult(outcomes=outcomes)
+
+
+async def _check_one(workspace: Path, postcondition: Postcondition) -> PostconditionOutcome:
+    description = postcondition.describe()
+    if isinstance(postcondition, CommandExitCode):
+        sandbox = await current_sandbox()
+        outcome = await sandbox.run(postcondition.command, workspace, postcondition.timeout_s)
+        if outcome.timed_out:
+            return PostconditionOutcome(description=description, passed=False, detail="timed out")
+        passed = outcome.exit_code == postcondition.expect_exit_code
+        detail = f"exit {outcome.exit_code}"
+        if not passed:
+            detail += "\n" + truncate(outcome.output, 2000)[0]
+        return PostconditionOutcome(description=description, passed=passed, detail=detail)
+    try:
+        target = resolve_in_workspace(workspace, postcondition.path)
+    except InvalidPath as error:
+        return PostconditionOutcome(description=description, passed=False, detail=str(error))
+    text = await asyncio.to_thread(_read_or_none, target)
+    match postcondition:
+        case FileContains() if text is None:
+            return PostconditionOutcome(description=description, passed=False, detail="file missing")
+        case FileContains():
+            return PostconditionOutcome(description=description, passed=postcondition.text in text)
+        case FileNotContains():
+            passed = text is None or postcondition.text not in text
+            return PostconditionOutcome(description=description, passed=passed)
+
+
+def _read_or_none(target: Path) -> str | None:
+    if not target.is_file():
+        return None
+    return target.read_bytes().decode("utf-8", errors="replace")
+
+
+class _World:
+    """The run's tenant state, fetched on first use and kept for the rest of one check."""
+
+    def __init__(self, world_id: str | None, retry_outages: bool) -> None:
+        self.world_id = world_id
+        self._retry_outages = retry_outages
+        self._state: dict[str, Any] | None = None
+        self._error: str | None = None
+
+    async def state(self) -> dict[str, Any] | str:
+        """The state, or why there is none."""
+        if self._state is None and self._error is None:
+            if not self.world_id:
+                self._error = "no world id: the run's tenant in the operations service is unknown"
+            else:
+                try:
+                    self._state = await ops_world.world_state(self.world_id)
+                except ToolUnavailable as error:
+                    if self._retry_outages:
+                        raise
+                    self._error = str(error)
+                except ToolError as error:
+                    self._error = str(error)
+        return self._state if self._state is not None else str(self._error)
+
+
+async def _check_service_count(world: _World, postcondition: ServiceCount) -> PostconditionOutcome:
+    description = postcondition.describe()
+    state = await world.state()
+    if isinstance(state, str):
+        return PostconditionOutcome(description=description, passed=False, detail=state)
+    rows = state.get(postcondition.resource)
+    if not isinstance(rows, list):
+        detail = f"the operations service's state has no {postcondition.resource} list"
+        return PostconditionOutcome(description=description, passed=False, detail=detail)
+    found = sum(1 for row in rows if isinstance(row, dict) and _matches(row, postcondition.where))
+    detail = f"found {found}"
+    if not state.get("seeded", True):
+        detail += f" (tenant {world.world_id!r} was never seeded)"
+    return PostconditionOutcome(description=description, passed=found == postcondition.expect, detail=detail)
+
+
+def _matches(row: dict[str, Any], where: dict[str, str | int | bool]) -> bool:
+    # Types must agree too: JSON's `true` is not the number 1, nor "4200" the number 4200.
+    return all(
+        name in row and type(row[name]) is type(expected) and row[name] == expected for name, expected in where.items()
+    )

@@ -1,0 +1,159 @@
+"""Every activity's input and result envelope, in the order a run calls them. A call whose
+result is a contract of its own (a Verdict, a ToolResult, a PostconditionResult) has no result
+envelope. The baseline passes the same envelopes to the same core functions.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from contracts.actions import ActionProposal
+from contracts.goal import GoalSpec
+from contracts.ledger import LedgerEntry, check_run_id
+from contracts.plan import Plan, PlanTask
+from contracts.policy import PolicyProfile
+from contracts.postconditions import Postcondition
+from contracts.provider import ProviderConfig, Turn
+from contracts.sandbox import SandboxReport
+from contracts.usage import Usage
+
+
+class PrepareWorkspaceInput(BaseModel):
+    # The run's world (RunRequest.world_id): one workspace per world.
+    world_id: str
+    fixture_dir: str
+
+
+class PrepareWorkspaceResult(BaseModel):
+    path: str
+    # The git commit holding the fixture: the first checkpoint.
+    checkpoint: str
+    # The sandbox this worker runs the agent's commands in (None in histories made before).
+    sandbox: SandboxReport | None = None
+
+
+class CompileGoalInput(BaseModel):
+    provider: ProviderConfig
+    goal: str
+    # The task's declared postconditions, carried into the GoalSpec unchanged.
+    acceptance: list[Postcondition] = Field(default_factory=list)
+
+
+class CompileGoalResult(BaseModel):
+    goal_spec: GoalSpec
+    usage: Usage
+    failed_attempts: Usage = Field(default_factory=Usage)
+
+
+class DraftPlanInput(BaseModel):
+    provider: ProviderConfig
+    goal_spec: GoalSpec
+
+
+class DraftPlanResult(BaseModel):
+    plan: Plan
+    usage: Usage
+    failed_attempts: Usage = Field(default_factory=Usage)
+
+
+class ProposeActionInput(BaseModel):
+    """Context for one proposal.
+
+    The durable runtime sends the current plan task and that task's turns; the baseline
+    sends `task=None` and its whole conversation. That difference is the orchestration's.
+    The worker adds the tool specs itself, so they never travel through workflow history.
+    """
+
+    provider: ProviderConfig
+    goal: str
+    task: PlanTask | None = None
+    history: list[Turn] = Field(default_factory=list)
+    # The workspace the run acts in; its file list is shown to the model (filled in by the
+    # activity, which may read the disk).
+    workspace: str = ""
+    workspace_files: list[str] = Field(default_factory=list)
+    # Which call this is, for fault injection and records; not shown to the model.
+    run_id: str = ""
+    step: int = 0
+    # Which attempt of this call this is: set by whoever retries it (the Temporal activity
+    # from its attempt number, the baseline from its own count).
+    attempt: int = Field(default=1, ge=1)
+
+
+class ProposeActionResult(BaseModel):
+    """A proposal, or the reason the model's answer was unusable (fed back to the model)."""
+
+    proposal: ActionProposal | None = None
+    invalid_output: str | None = None
+    usage: Usage
+    # Attempts of this same call that failed before it (a 429, a timeout): spent all the same.
+    failed_attempts: Usage = Field(default_factory=Usage)
+
+
+class VerifyProposalInput(BaseModel):
+    workspace: str
+    proposal: ActionProposal
+    profile: PolicyProfile = PolicyProfile.DEVELOPER
+
+
+class ExecuteToolInput(BaseModel):
+    workspace: str
+    proposal: ActionProposal
+    # With the tool and its arguments, these make the call's idempotency key.
+    run_id: str
+    step: int
+    # The world acted on (RunRequest.world_id); by default the run's own.
+    world_id: str | None = None
+    # The last checkpoint: a retry that finds an unfinished attempt of a workspace tool
+    # restores it before acting again.
+    checkpoint: str | None = None
+
+
+class CheckPostconditionsInput(BaseModel):
+    workspace: str
+    postconditions: list[Postcondition]
+    # The run's world, whose state in external services some postconditions read.
+    world_id: str | None = None
+
+
+class RecordStepInput(BaseModel):
+    run_id: str
+    workspace: str
+    step: int
+    # commit: checkpoint the workspace; rollback: back to `checkpoint`; none: ledger only.
+    action: Literal["commit", "rollback", "none"]
+    checkpoint: str
+    message: str = ""
+    entries: list[LedgerEntry]
+
+
+class RecordStepResult(BaseModel):
+    checkpoint: str
+
+
+class AppendLedgerInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    entries: list[LedgerEntry]
+
+    @model_validator(mode="after")
+    def _one_run(self) -> AppendLedgerInput:
+        # Checked where the input is built (workflow code), not after a round trip to a worker.
+        check_run_id(self.run_id)
+        strays = sorted({entry.run_id for entry in self.entries} - {self.run_id})
+        if strays:
+            raise ValueError(f"entries of run(s) {strays} in an append to run {self.run_id!r}")
+        return self
+
+
+class AppendLedgerResult(BaseModel):
+    appended: int = Field(description="entries written, a ledger_repaired event not counted")
+    skipped: int = Field(description="entries whose event id the ledger already held")
+    last_seq: int
+    # The chain head. Kept in Temporal history, it lets a later check notice a ledger cut short,
+    # which a hash chain alone cannot: a truncated chain still verifies.
+    last_hash: str
+    repaired: str | None = Field(None, description="the quarantine file a torn tail was moved to")
