@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
-from experiments.catalog import load_task
 from experiments.config_loader import ConfigError
+from lab.catalog import load_task
 from settings import data_dir
 
 # The cluster, the trials, the report and the progress bar load Temporal's SDK, matplotlib and
@@ -121,7 +121,7 @@ async def _run_trials(
     from experiments.harness import LabCluster
     from experiments.harness.pool import WorkerPool
     from experiments.trials import FaultBook, Lab, run_trial
-    from starter.providers import ProviderChoice, provider_for
+    from lab.providers import ProviderChoice, provider_for
 
     trials: list[TrialRecord] = []
     progress.status("starting the cluster")

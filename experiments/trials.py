@@ -26,12 +26,12 @@ from agent.providers.noisy import read_injected
 from contracts import TASK_QUEUE, Approve, ProviderConfig, RunRequest, RunResult, Usage
 from contracts.experiment import ExperimentConfig, ExperimentRuntime, FaultKind, FaultScenario, TrialRecord
 from experiments.baseline_process import read_journal
-from experiments.catalog import Task
 from experiments.harness import LabCluster
 from experiments.measure import duplicate_effects, unsafe_actions_executed, verifier_rejections
+from lab.catalog import Task
+from lab.child_process import die_with_parent
+from lab.run_request import build_request
 from settings import PROJECT_ROOT
-from starter.child_process import die_with_parent
-from starter.run_request import build_request
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

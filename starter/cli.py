@@ -18,7 +18,7 @@ import settings
 from agent.sandbox.selection import BACKENDS
 from contracts import PolicyProfile
 from contracts.errors import BadInput
-from experiments.catalog import list_tasks, load_task
+from lab.catalog import list_tasks, load_task
 
 # Each command imports what it runs when it runs: Temporal's client, the activities and
 # matplotlib take seconds to load, and `tasks`, `policy check` or a mistyped flag need none of it.
@@ -213,9 +213,9 @@ async def _run(args: argparse.Namespace) -> int:
     task = load_task(args.task)  # first: a mistyped task id or a broken script is told before anything heavy loads
     if args.provider == "scripted":
         task.require_script()
-    from starter.providers import ProviderChoice
+    from lab.providers import ProviderChoice
+    from lab.run_request import build_request
     from starter.run_command import run_task
-    from starter.run_request import build_request
 
     choice = ProviderChoice.resolve(args.provider, args.model, args.base_url, args.api_key, args.seed)
     return await run_task(

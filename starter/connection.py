@@ -12,10 +12,10 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 import settings
-from contracts import visibility
 from contracts.errors import StarterError
-from starter.temporal_server import DevServer, DevServerOptions, is_listening, split_address
+from lab.temporal_server import DevServer, DevServerOptions, is_listening, split_address
 from worker import connect, connect_failure_reason
+from workflows import visibility
 
 
 @dataclass

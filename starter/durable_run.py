@@ -10,11 +10,11 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError
 
-from contracts import TASK_QUEUE, RunRequest, RunResult, RunState, visibility
+from contracts import TASK_QUEUE, RunRequest, RunResult, RunState
 from starter.connection import Connection
 from starter.render import Printer
 from worker import build_worker
-from workflows import AgentRunWorkflow
+from workflows import AgentRunWorkflow, visibility
 from workflows.outcome import run_result
 
 _POLL_INTERVAL_S = 0.25

@@ -17,8 +17,8 @@ from pathlib import Path
 import settings
 from agent.ops_world import seed_file
 from contracts.errors import InfrastructureError, StarterError
-from experiments.catalog import Task
 from experiments.ops_service import OpsServiceProcess
+from lab.catalog import Task
 from starter.render import Printer
 
 OPS_URL_VARIABLE = "AGENT_LAB_OPS_URL"

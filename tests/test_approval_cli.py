@@ -14,10 +14,10 @@ import pytest
 
 from agent.ledger import ledger_path
 from contracts import TASK_QUEUE, RunResult, RunState
-from experiments.catalog import load_task
 from experiments.harness import LabCluster
+from lab.catalog import load_task
+from lab.run_request import build_request
 from settings import PROJECT_ROOT
-from starter.run_request import build_request
 from tests.test_cli import assert_one_line_error
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result

@@ -13,8 +13,8 @@ from agent.providers.scripted import ScriptedProvider
 from baseline import BaselineLoop
 from contracts import PlanTask, ProposeActionInput, ProposeActionResult, RunBudget, RunState, ToolSpec, Usage
 from contracts.errors import ProviderUnavailable
-from experiments.catalog import Task
-from starter.run_request import build_request
+from lab.catalog import Task
+from lab.run_request import build_request
 from tests.runs import execute_run
 from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run
 from worker import build_worker

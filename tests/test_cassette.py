@@ -20,8 +20,8 @@ from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
 from contracts import ActionProposal, ProposeActionInput, ProviderConfig, RunResult, RunState
 from contracts.errors import ProviderRequestError
-from experiments.catalog import load_task
-from starter.run_request import build_request
+from lab.catalog import load_task
+from lab.run_request import build_request
 from tests.fake_openai_server import FakeOpenAIServer
 
 KEY_ENV = "LAB_TEST_CASSETTE_KEY"

@@ -17,7 +17,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.workspace import prepare_workspace
 from agent.workspace import workspace_path
 from contracts import CommandExitCode, FileContains, PrepareWorkspaceInput
-from experiments.catalog import TASKS_DIR, TaskError, list_tasks, load_task
+from lab.catalog import TASKS_DIR, TaskError, list_tasks, load_task
 
 # --- catalog -------------------------------------------------------------------------------
 

@@ -25,8 +25,8 @@ from agent.postconditions import check
 from baseline import BaselineLoop
 from contracts import FileContains, Plan, RunRequest, RunResult, RunState, StepRecord
 from contracts.script import Script
-from experiments.catalog import Task, load_task
-from starter.run_request import build_request
+from lab.catalog import Task, load_task
+from lab.run_request import build_request
 from tests.runs import execute_run
 from worker import build_worker
 

@@ -13,8 +13,8 @@ from temporalio.testing import WorkflowEnvironment
 from agent.ledger import ledger_path, read_events, verify_ledger
 from agent.postconditions import check
 from contracts import RunState
-from experiments.catalog import Task
-from starter.run_request import build_request
+from lab.catalog import Task
+from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from worker import build_worker
 from workflows import AgentRunWorkflow

@@ -24,10 +24,10 @@ from agent.faults import FaultPlan, FaultPoint, FaultSpec, fired
 from agent.ledger import ledger_path, read_events, verify_ledger
 from agent.postconditions import check
 from contracts import Approve, RunResult, RunState
-from experiments.catalog import Task, load_task
 from experiments.harness import LabCluster
+from lab.catalog import Task, load_task
+from lab.run_request import build_request
 from settings import PROJECT_ROOT
-from starter.run_request import build_request
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

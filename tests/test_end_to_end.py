@@ -15,8 +15,8 @@ from temporalio.client import Client
 from agent.postconditions import check
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunRequest, RunResult, RunState
-from experiments.catalog import Task, load_task
-from starter.run_request import build_request
+from lab.catalog import Task, load_task
+from lab.run_request import build_request
 from tests.runs import execute_run
 from worker import build_worker
 

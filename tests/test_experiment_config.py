@@ -29,7 +29,7 @@ def test_the_shipped_configs_load(name: str) -> None:
 
 
 def test_core_covers_every_task_and_every_fault_kind() -> None:
-    from experiments.catalog import list_tasks
+    from lab.catalog import list_tasks
 
     config = load_config(CONFIGS_DIR / "core.yaml")
     assert set(config.tasks) == {task.spec.id for task in list_tasks()}

@@ -12,7 +12,7 @@ from agent.providers.scripted import ScriptedProvider
 from agent.tools.registry import tool_specs
 from contracts import NoiseConfig, ProposeActionInput, ProviderConfig
 from contracts.errors import ProviderUnavailable
-from experiments.catalog import Task
+from lab.catalog import Task
 
 
 def asking(task: Task, run_id: str, step: int, attempt: int = 1) -> ProposeActionInput:

@@ -31,11 +31,11 @@ from contracts import (
     RunResult,
     RunState,
 )
-from experiments.catalog import Task, load_task
 from experiments.ops_service import OpsServiceProcess
+from lab.catalog import Task, load_task
+from lab.run_request import build_request
 from starter.ops_service import ops_service_for, service_db_path
 from starter.render import Printer
-from starter.run_request import build_request
 from tests.conftest import free_port
 from tests.runs import execute_run
 from worker import build_worker

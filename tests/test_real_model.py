@@ -13,10 +13,10 @@ from temporalio.client import Client
 from agent.ledger import ledger_path, read_events
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunBudget
-from experiments.catalog import Task
-from starter.llama_server import llama_server, local_provider_config
-from starter.local_model import resolve_model
-from starter.run_request import build_request
+from lab.catalog import Task
+from lab.llama_server import llama_server, local_provider_config
+from lab.local_model import resolve_model
+from lab.run_request import build_request
 from tests.runs import execute_run
 from worker import build_worker
 

@@ -27,7 +27,7 @@ from contracts import (
 )
 from contracts.errors import ScriptError
 from contracts.script import Script
-from experiments.catalog import Task
+from lab.catalog import Task
 
 # Tasks declared out of dependency order, with a `finish` and a `give_up` before the end.
 OUT_OF_ORDER_SCRIPT = """

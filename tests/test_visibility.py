@@ -8,12 +8,13 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from contracts import RunState, visibility
-from experiments.catalog import Task
+from contracts import RunState
+from lab.catalog import Task
+from lab.run_request import build_request
 from starter.connection import Connection, ensure_search_attributes
 from starter.durable_run import run_durable
 from starter.render import Printer
-from starter.run_request import build_request
+from workflows import visibility
 
 
 async def test_a_run_is_findable_and_explained_in_the_web_ui(dev_env: WorkflowEnvironment, bugfix_task: Task) -> None:

@@ -52,7 +52,6 @@ with workflow.unsafe.imports_passed_through():
         Usage,
         Verdict,
         VerifyProposalInput,
-        visibility,
     )
     from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
     from contracts.envelopes import AppendLedgerInput, RecordStepInput
@@ -60,6 +59,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.ledger import LedgerEntry
     from contracts.run import RunCarry
     from workflows import activity_options as options
+    from workflows import visibility
     from workflows.ledger_entries import EntryMaker
     from workflows.outcome import PATCH_ID, not_completed
     from workflows.state_machine import StateMachine, as_run_failure

@@ -26,9 +26,9 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 
 from baseline import BaselineLoop
 from contracts import TASK_QUEUE, RunResult
-from experiments.catalog import list_tasks
-from starter.run_request import build_request
-from starter.temporal_server import DevServer, DevServerOptions
+from lab.catalog import list_tasks
+from lab.run_request import build_request
+from lab.temporal_server import DevServer, DevServerOptions
 from worker import build_worker, connect
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result

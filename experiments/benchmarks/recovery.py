@@ -24,9 +24,9 @@ from temporalio.client import Client
 
 from agent.faults import FaultPlan, FaultPoint, FaultSpec
 from contracts import TASK_QUEUE, RunResult
-from experiments.catalog import load_task
 from experiments.harness import LabCluster
-from starter.run_request import build_request
+from lab.catalog import load_task
+from lab.run_request import build_request
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

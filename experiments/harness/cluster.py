@@ -12,7 +12,7 @@ from temporalio.client import Client
 
 from experiments.harness.worker_process import WorkerProcess
 from experiments.ops_service.process import OpsServiceProcess
-from starter.temporal_server import DevServer, DevServerOptions
+from lab.temporal_server import DevServer, DevServerOptions
 from worker import connect
 
 

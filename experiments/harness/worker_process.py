@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from lab.child_process import die_with_parent
 from settings import PROJECT_ROOT
-from starter.child_process import die_with_parent
 
 READY_LINE = b"worker polling"
 

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from contracts.errors import InfrastructureError
+from lab.child_process import die_with_parent
 from settings import PROJECT_ROOT
-from starter.child_process import die_with_parent
 
 _ANNOUNCEMENT = "listening on "
 

@@ -17,9 +17,9 @@ import httpx
 
 from contracts import ProviderConfig
 from contracts.errors import StarterError
+from lab.child_process import die_with_parent
+from lab.local_model import LocalModel
 from settings import data_dir
-from starter.child_process import die_with_parent
-from starter.local_model import LocalModel
 
 MODEL_ALIAS = "local"
 

@@ -18,9 +18,9 @@ import httpx
 from agent.providers.urls import is_loopback
 from contracts import ProviderConfig
 from contracts.errors import StarterError
-from experiments.catalog import Task
-from starter.llama_server import llama_server, local_provider_config
-from starter.local_model import LocalModel, resolve_model
+from lab.catalog import Task
+from lab.llama_server import llama_server, local_provider_config
+from lab.local_model import LocalModel, resolve_model
 
 ProviderKind = Literal["scripted", "openai", "local"]
 API_KEY_ENV = "OPENAI_API_KEY"

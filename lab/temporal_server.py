@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from contracts import visibility
 from contracts.errors import StarterError
+from lab.child_process import die_with_parent
 from settings import data_dir
-from starter.child_process import die_with_parent
+from workflows import visibility
 
 # The dev server's history task processors throttle by default (~50 ms per activity round
 # trip, timers no sooner than 1 s); these make it ~4x faster (see docs/architecture.md).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from contracts import ProviderConfig, RunBudget, RunRequest, Runtime
-from experiments.catalog import Task
+from lab.catalog import Task
 
 
 def build_request(

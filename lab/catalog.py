@@ -13,8 +13,9 @@ from contracts import TaskSpec
 from contracts.errors import ScriptInvalid, TaskError
 from contracts.problems import first_problem
 from contracts.script import Script, parse_script
+from settings import PROJECT_ROOT
 
-TASKS_DIR = Path(__file__).resolve().parent / "tasks"
+TASKS_DIR = PROJECT_ROOT / "experiments" / "tasks"
 SPEC_FILE = "task.yaml"
 
 
