@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import sys
 from datetime import timedelta
@@ -66,8 +67,17 @@ def connect_failure_reason(error: RuntimeError) -> str:
     return said[-1] if said else " ".join(str(error).split())[:160]
 
 
+def _exit(code: int) -> None:
+    """Leave without the interpreter's finalization: with the SDK's Rust runtime threads still
+    about, it can abort after the work is done (`PyGILState_Release ... finalizing`, exit 134,
+    sdk-python#300; seen here about once in 12 exits after a failed connect)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
     try:
-        sys.exit(asyncio.run(main()))
+        _exit(asyncio.run(main()))
     except KeyboardInterrupt:
-        sys.exit(130)
+        _exit(130)
