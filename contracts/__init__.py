@@ -55,7 +55,7 @@ from contracts.postconditions import (
 )
 from contracts.provider import NoiseConfig, Price, ProviderConfig, Turn
 from contracts.queues import TASK_QUEUE
-from contracts.run import RunCarry, RunProgress, RunRequest, RunResult, Runtime, StepRecord
+from contracts.run import RunRequest, RunResult, RunSnapshot, Runtime, StepRecord
 from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.sandbox import SandboxReport
 from contracts.script import Script, ScriptedTask, parse_script
@@ -111,10 +111,9 @@ __all__ = [
     "RecordStepResult",
     "RiskLevel",
     "RunBudget",
-    "RunCarry",
-    "RunProgress",
     "RunRequest",
     "RunResult",
+    "RunSnapshot",
     "RunState",
     "Runtime",
     "SandboxReport",

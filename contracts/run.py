@@ -34,30 +34,41 @@ class StepRecord(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
-class RunCarry(BaseModel):
-    """What a run carries across continue-as-new: everything its next generation needs to go
-    on exactly where this one stopped, typed."""
+class RunSnapshot(BaseModel):
+    """A durable run's whole state, as one typed object: what the workflow decides on, what
+    continue-as-new carries to the next generation unchanged, and what the `progress` query
+    returns (its steps from an index on). A field added here is carried and shown everywhere.
+    """
 
-    generation: int
-    # Where the last generation stopped: between two steps (PLANNING, COMMITTED or REJECTED).
-    state: RunState
-    workspace: str
-    checkpoint: str
-    goal_spec: GoalSpec
-    plan: Plan
-    task_index: int
-    turns: list[Turn]
-    step: int
-    usage: Usage
-    task_usage: Usage
-    started_at: datetime
-    task_started_at: datetime
-    waited_s: float
-    task_waited_s: float
-    steps: list[StepRecord]
-    approvals: list[ApprovalDecision]
-    wasted: Usage = Field(default_factory=Usage)
+    # Continue-as-new generations so far, this one included.
+    generation: int = 1
+    state: RunState = RunState.CREATED
+    step: int = 0
+    # The plan task in progress (None before the plan and once the tasks are done) and its
+    # position in `plan`.
+    task_id: str | None = None
+    task_index: int = 0
+    workspace: str = ""
+    # The last checkpoint: the git commit a rejected step rolls back to.
+    checkpoint: str = ""
     sandbox: SandboxReport | None = None
+    goal_spec: GoalSpec | None = None
+    # The plan's tasks in the order they run.
+    plan: Plan | None = None
+    steps: list[StepRecord] = Field(default_factory=list)
+    # The model's turns in the task in progress; a new task starts with none.
+    turns: list[Turn] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    task_usage: Usage = Field(default_factory=Usage)
+    # The part of `usage` spent on nothing: failed attempts and rejected steps.
+    wasted: Usage = Field(default_factory=Usage)
+    started_at: datetime | None = None
+    task_started_at: datetime | None = None
+    # Time spent waiting for a person: not charged to the wall-time budgets.
+    waited_s: float = 0.0
+    task_waited_s: float = 0.0
+    pending_approval: PendingApproval | None = None
+    approvals: list[ApprovalDecision] = Field(default_factory=list)
 
 
 class RunRequest(BaseModel):
@@ -81,24 +92,12 @@ class RunRequest(BaseModel):
     baseline_verifies: bool = False
     # Set by the starter when the server has the lab's search attributes registered.
     search_attributes: bool = False
-    # Set by the workflow itself when it continues as new.
-    resume: RunCarry | None = None
+    # Set by the workflow itself when it continues as new: where the last generation stopped.
+    resume: RunSnapshot | None = None
 
     @property
     def world_id(self) -> str:
         return self.trial_id or self.run_id
-
-
-class RunProgress(BaseModel):
-    state: RunState
-    step: int
-    task_id: str | None = None
-    steps: list[StepRecord] = Field(default_factory=list)
-    checkpoint: str = ""
-    pending_approval: PendingApproval | None = None
-    usage: Usage = Field(default_factory=Usage)
-    # Known once the workspace is prepared, by the worker that will run the commands.
-    sandbox: SandboxReport | None = None
 
 
 class RunResult(BaseModel):

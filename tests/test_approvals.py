@@ -20,7 +20,7 @@ from contracts import (
     ProposeActionResult,
     ReasonCode,
     RunBudget,
-    RunProgress,
+    RunSnapshot,
     RunState,
     Verdict,
     proposal_digest,
@@ -38,7 +38,7 @@ def refunds_need_approval(proposal: ActionProposal) -> Verdict:
     return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
 
 
-async def waiting(handle: WorkflowHandle[AgentRunWorkflow, object], step: int = 1) -> RunProgress:
+async def waiting(handle: WorkflowHandle[AgentRunWorkflow, object], step: int = 1) -> RunSnapshot:
     for _ in range(400):
         progress = await handle.query(AgentRunWorkflow.progress, 0)
         if progress.state == RunState.AWAITING_APPROVAL and progress.step == step:

@@ -46,9 +46,17 @@ async def test_a_long_run_continues_as_new_and_carries_its_state(
     async with build_worker(client, task_queue):
         handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
         result = await run_result(handle)
+        # The last generation's state, as its query returns it: what the first one set is there.
+        last = await client.get_workflow_handle(request.run_id).query(AgentRunWorkflow.progress, 0)
 
     assert result.outcome == RunState.COMPLETED, result.reason
     assert result.generations >= 3
+    assert last.generation == result.generations and last.state == RunState.COMPLETED
+    assert last.goal_spec is not None and last.goal_spec.goal == request.goal
+    assert last.plan is not None and [task.id for task in last.plan.tasks] == result.plan
+    assert last.sandbox is not None and last.sandbox == result.sandbox
+    assert last.started_at is not None and last.workspace == result.workspace
+    assert last.steps == result.steps
     # Every step of every generation is in the result, numbered without gaps or repeats.
     assert [s.step for s in result.steps] == list(range(1, len(result.steps) + 1))
     assert [s.task_id for s in result.steps][:3] == ["rename-definition"] * 3

@@ -26,9 +26,9 @@ from contracts import (
     PolicyProfile,
     PostconditionResult,
     PrepareWorkspaceInput,
-    RunProgress,
     RunRequest,
     RunResult,
+    RunSnapshot,
     RunState,
 )
 from experiments.ops_service import OpsServiceProcess
@@ -134,7 +134,7 @@ async def test_offboard_employee(ops_url: str, client: Client, task_queue: str, 
     assert state["refunds"] == []
 
 
-async def awaiting_approval(handle: WorkflowHandle[Any, Any]) -> RunProgress:
+async def awaiting_approval(handle: WorkflowHandle[Any, Any]) -> RunSnapshot:
     for _ in range(500):
         progress = await handle.query(AgentRunWorkflow.progress, 0)
         if progress.state == RunState.AWAITING_APPROVAL or progress.state.terminal:

@@ -1,7 +1,9 @@
 """Timeouts and retry policies for each activity the agent workflow calls.
 
-Temporal owns retries: providers run with their own retries off. Errors that retrying
-cannot fix are listed as non-retryable so a bad script or input fails fast.
+Temporal owns retries: providers run with their own retries off. Which errors retrying
+cannot fix is declared once, on the classes of `contracts.errors`: every policy lists them (the
+activities also mark each such ApplicationError non-retryable), so a bad script or input fails
+fast.
 """
 
 from __future__ import annotations
@@ -9,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from temporalio import workflow
 from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from contracts.errors import non_retryable_types
 
 
 @dataclass(frozen=True)
@@ -20,7 +26,7 @@ class ActivityOptions:
     heartbeat: timedelta | None = None
 
 
-_NON_RETRYABLE = ["WorkspaceError", "ScriptError", "ProviderError"]
+_NON_RETRYABLE = non_retryable_types()
 
 PREPARE = ActivityOptions(
     start_to_close=timedelta(minutes=2),
@@ -42,7 +48,7 @@ MODEL = ActivityOptions(
 # Verification is short, deterministic work on the worker: a local activity.
 VERIFY = ActivityOptions(
     start_to_close=timedelta(seconds=30),
-    retry=RetryPolicy(maximum_attempts=3),
+    retry=RetryPolicy(maximum_attempts=3, non_retryable_error_types=_NON_RETRYABLE),
 )
 
 # Commands may run up to 10 minutes (the run_command tool's own limit). A service a tool acts
@@ -55,18 +61,18 @@ EXECUTE = ActivityOptions(
         backoff_coefficient=2.0,
         maximum_interval=timedelta(seconds=15),
         maximum_attempts=8,
-        non_retryable_error_types=["SandboxUnavailable"],
+        non_retryable_error_types=_NON_RETRYABLE,
     ),
 )
 
 # Closing a step (git checkpoint + ledger fsync) and ledger appends: short local activities.
 RECORD = ActivityOptions(
     start_to_close=timedelta(seconds=60),
-    retry=RetryPolicy(maximum_attempts=5, non_retryable_error_types=["CheckpointError", "LedgerCorrupt"]),
+    retry=RetryPolicy(maximum_attempts=5, non_retryable_error_types=_NON_RETRYABLE),
 )
 
 CHECK = ActivityOptions(
     start_to_close=timedelta(minutes=15),
     heartbeat=timedelta(seconds=5),
-    retry=RetryPolicy(maximum_attempts=3),
+    retry=RetryPolicy(maximum_attempts=3, non_retryable_error_types=_NON_RETRYABLE),
 )

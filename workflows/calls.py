@@ -1,0 +1,72 @@
+"""How the workflow calls its activities: each with the options `activity_options` gives its
+kind, and a summary the Web UI shows. Short deterministic-input work (verification, closing a
+step, the ledger) runs as local activities."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.ledger import append_ledger
+    from activities.postconditions import check_postconditions
+    from activities.step_records import record_step
+    from activities.verification import verify_proposal
+    from contracts import ActionProposal, CheckPostconditionsInput, Postcondition, PostconditionResult, Verdict
+    from contracts.envelopes import AppendLedgerInput, RecordStepInput, RecordStepResult, VerifyProposalInput
+    from contracts.ledger import LedgerEntry
+    from workflows import activity_options as options
+    from workflows.run import Run
+
+In = TypeVar("In")
+Out = TypeVar("Out")
+
+
+async def call(fn: Callable[[In], Awaitable[Out]], arg: In, opts: options.ActivityOptions, summary: str) -> Out:
+    return await workflow.execute_activity(
+        fn,
+        arg,
+        start_to_close_timeout=opts.start_to_close,
+        heartbeat_timeout=opts.heartbeat,
+        retry_policy=opts.retry,
+        summary=summary,
+    )
+
+
+async def check(run: Run, postconditions: list[Postcondition], summary: str) -> PostconditionResult:
+    checking = CheckPostconditionsInput(
+        workspace=run.snapshot.workspace, postconditions=postconditions, world_id=run.request.world_id
+    )
+    return await call(check_postconditions, checking, options.CHECK, summary)
+
+
+async def verify(run: Run, proposal: ActionProposal) -> Verdict:
+    return await workflow.execute_local_activity(
+        verify_proposal,
+        VerifyProposalInput(workspace=run.snapshot.workspace, proposal=proposal, profile=run.request.profile),
+        start_to_close_timeout=options.VERIFY.start_to_close,
+        retry_policy=options.VERIFY.retry,
+        summary=f"step {run.snapshot.step}: verify {proposal.describe()}",
+    )
+
+
+async def record(run: Run, closing: RecordStepInput) -> RecordStepResult:
+    return await workflow.execute_local_activity(
+        record_step,
+        closing,
+        start_to_close_timeout=options.RECORD.start_to_close,
+        retry_policy=options.RECORD.retry,
+        summary=f"step {closing.step}: {'checkpoint' if closing.action == 'commit' else 'roll back'} and record",
+    )
+
+
+async def append_to_ledger(run: Run, events: list[LedgerEntry]) -> None:
+    await workflow.execute_local_activity(
+        append_ledger,
+        AppendLedgerInput(run_id=run.run_id, entries=events),
+        start_to_close_timeout=options.RECORD.start_to_close,
+        retry_policy=options.RECORD.retry,
+        summary=f"ledger: {', '.join(event.type for event in events)}",
+    )

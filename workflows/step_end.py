@@ -1,0 +1,72 @@
+"""Ending a step: commit (a checkpoint) or reject (a rollback), recorded in the ledger, in the
+run's steps and in the model's turns, all in one local activity's round trip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from agent.step_log import Outcome, StepLog
+    from contracts import ActionProposal, PlanTask, PostconditionResult, RunState, ToolResult, Usage, Verdict
+    from contracts.envelopes import RecordStepInput
+    from workflows import calls
+    from workflows.run import Run
+
+
+@dataclass(frozen=True)
+class StepEnd:
+    """How a step ended and what it left: `said` is what the model is told (for a rejection,
+    also the reason)."""
+
+    outcome: Outcome
+    proposal: ActionProposal | None
+    usage: Usage
+    said: str
+    verdict: Verdict | None = None
+    result: ToolResult | None = None
+    check: PostconditionResult | None = None
+
+
+async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = False) -> None:
+    """`moved`: the run already moved to where the step leaves it (a model that gave up)."""
+    snapshot = run.snapshot
+    if not moved:
+        run.move(RunState.COMMITTED if end.outcome == "committed" else RunState.REJECTED)
+    if end.outcome == "rejected":
+        snapshot.wasted += end.usage
+    now = workflow.now()
+    step = snapshot.step
+    events = [run.entries.entry("proposal", now, step, task=task.id, proposal=end.proposal, usage=end.usage)]
+    if end.verdict is not None:
+        events.append(run.entries.entry("verdict", now, step, verdict=end.verdict))
+    if end.result is not None:
+        events.append(run.entries.entry("tool_result", now, step, tool=end.result.tool, result=end.result))
+    if end.check is not None:
+        events.append(run.entries.entry("postconditions", now, step, passed=end.check.passed, result=end.check))
+    recorded = await calls.record(
+        run,
+        RecordStepInput(
+            run_id=run.run_id,
+            workspace=snapshot.workspace,
+            step=step,
+            action="commit" if end.outcome == "committed" else "rollback",
+            checkpoint=snapshot.checkpoint,
+            message=end.proposal.describe() if end.proposal else "unusable answer",
+            entries=events,
+        ),
+    )
+    snapshot.checkpoint = recorded.checkpoint
+    StepLog(steps=snapshot.steps, turns=snapshot.turns).record(
+        step,
+        task.id,
+        end.outcome,
+        end.proposal,
+        usage=end.usage,
+        said=end.said,
+        verdict=end.verdict,
+        result=end.result.summary() if end.result else "",
+        postconditions=end.check.summary() if end.check else "",
+        fault_injected=end.result is not None and end.result.fault_injected,
+    )

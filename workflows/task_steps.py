@@ -1,0 +1,130 @@
+"""One plan task, step by step, until its postconditions hold or a budget ends the run:
+
+    propose -> [finish: check the claim] | [tool call: verify -> (await approval) -> execute
+    -> check] -> commit or reject
+
+The model only proposes; every move, check and limit here is code.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.execution import execute_tool
+    from activities.model_calls import propose_action
+    from agent import feedback
+    from agent.budget import Spent, exhausted
+    from contracts import ActionProposal, ExecuteToolInput, PlanTask, ProposeActionInput, RunState, Usage
+    from workflows import activity_options as options
+    from workflows import calls
+    from workflows.approval_wait import await_approval
+    from workflows.run import Run
+    from workflows.step_end import StepEnd, end_step
+
+S = RunState
+
+
+async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> str | None:
+    """None once the task (the plan's `index`th) is done; else why the run ended (the run has
+    moved to its end). `resumed`: it was under way when the last generation continued as new."""
+    snapshot, request = run.snapshot, run.request
+    snapshot.task_id, snapshot.task_index = task.id, index
+    if not resumed:
+        snapshot.turns = []
+        snapshot.task_usage = Usage()
+        snapshot.task_started_at = workflow.now()
+        snapshot.task_waited_s = 0.0
+    task_limit = task.max_steps or request.budget.max_steps_per_task
+    while True:
+        if workflow.info().is_continue_as_new_suggested():
+            await run.continue_as_new()
+        run_spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at) - snapshot.waited_s)
+        task_wall = run.elapsed_s(snapshot.task_started_at) - snapshot.task_waited_s
+        task_spent = Spent(len(snapshot.turns), snapshot.task_usage, task_wall)
+        if reason := exhausted(request.budget, run_spent, task_spent, task_limit):
+            run.move(S.BUDGET_EXHAUSTED)
+            return f"{reason} in task {task.id!r} after {snapshot.step} steps"
+        run.move(S.PROPOSING)
+        snapshot.step += 1
+        asked = ProposeActionInput(
+            provider=request.provider,
+            goal=request.goal,
+            task=task,
+            history=snapshot.turns,
+            workspace=snapshot.workspace,
+            run_id=run.run_id,
+            step=snapshot.step,
+        )
+        proposed = await calls.call(propose_action, asked, options.MODEL, f"step {snapshot.step}: propose ({task.id})")
+        spent = proposed.usage + proposed.failed_attempts
+        snapshot.usage += spent
+        snapshot.task_usage += spent
+        snapshot.wasted += proposed.failed_attempts
+        proposal = proposed.proposal
+        if proposal is None:
+            said = f"unusable answer: {proposed.invalid_output}"
+            await end_step(run, task, StepEnd("rejected", None, spent, said))
+        elif proposal.kind == "give_up":
+            run.move(S.FAILED)
+            await end_step(run, task, StepEnd("rejected", proposal, spent, "the model gave up"), moved=True)
+            return f"the model gave up on task {task.id!r}: {proposal.thought}"
+        elif proposal.kind == "finish":
+            if await _finish_holds(run, task, proposal, spent):
+                return None
+        elif await _tool_step(run, task, proposal, spent):
+            return None
+
+
+async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
+    """A claim of "done" is checked, never believed."""
+    run.move(S.CHECKING)
+    step = run.snapshot.step
+    check = await calls.check(run, task.postconditions, f"step {step}: check the claim that {task.id} is done")
+    if not check.passed:
+        said = "claimed done, but " + feedback.after_check(check)
+        await end_step(run, task, StepEnd("rejected", proposal, usage, said, check=check))
+        return False
+    await end_step(run, task, StepEnd("committed", proposal, usage, "done", check=check))
+    return True
+
+
+async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
+    """Verify, [await approval], execute, check. True when the task's postconditions hold."""
+    snapshot = run.snapshot
+    run.move(S.VERIFYING)
+    verdict = await calls.verify(run, proposal)
+    if verdict.decision == "reject":
+        await end_step(run, task, StepEnd("rejected", proposal, usage, feedback.after_verdict(verdict), verdict))
+        return False
+    if verdict.decision == "needs_approval":
+        decision = await await_approval(run, task, proposal, verdict)
+        if not decision.approved:
+            said = f"denied by {decision.approver}: {decision.reason}"
+            await end_step(run, task, StepEnd("rejected", proposal, usage, said, verdict))
+            return False
+
+    run.move(S.EXECUTING)
+    execution = ExecuteToolInput(
+        workspace=snapshot.workspace,
+        proposal=proposal,
+        run_id=run.run_id,
+        step=snapshot.step,
+        world_id=run.request.world_id,
+        checkpoint=snapshot.checkpoint,
+    )
+    summary = f"step {snapshot.step}: {proposal.describe()}"
+    result = await calls.call(execute_tool, execution, options.EXECUTE, summary)
+    if not result.ok:
+        said = feedback.after_tool(result, None)
+        await end_step(run, task, StepEnd("rejected", proposal, usage, said, verdict, result))
+        return False
+
+    run.move(S.CHECKING)
+    # A task without postconditions ends only on a checked "finish".
+    check = None
+    if task.postconditions:
+        check = await calls.check(run, task.postconditions, f"step {snapshot.step}: check {task.id}")
+    said = feedback.after_tool(result, check)
+    await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result, check))
+    return check is not None and check.passed
