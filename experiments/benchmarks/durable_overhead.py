@@ -1,12 +1,15 @@
-"""What durability costs per step: durable and baseline runs of each task, side by side.
+"""What durability costs per step: durable and baseline runs of each coding task, side by side.
 
-    uv run python -m experiments.benchmarks.durable_overhead [--runs 5]
+    uv run python -m experiments.benchmarks.durable_overhead [--runs 5] [--quick]
 
 Starts its own dev server (fast dynamic config, headless, a temporary history file) on a free
 port and a worker whose interceptor times every activity. For the durable runtime it splits
 wall time into time inside activities (the work) and the rest (Temporal's orchestration:
 scheduling, history writes, workflow tasks). The baseline does the same kind of work with no
 orchestration; its steps differ in number (it has no plan and checks nothing between steps).
+
+The coding tasks only: the operations tasks need the operations service, which this benchmark
+does not start (and one of them waits for a person's approval).
 """
 
 from __future__ import annotations
@@ -24,14 +27,18 @@ from typing import Any
 
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
 
+from agent import ops_world
 from baseline import BaselineLoop
 from contracts import TASK_QUEUE, RunResult
-from lab.catalog import list_tasks
+from lab.catalog import Task, list_tasks
 from lab.run_request import build_request
 from lab.temporal_server import DevServer, DevServerOptions
 from worker import build_worker, connect
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
+
+# The quick run's one task, a run of it in each runtime: every column, in seconds.
+QUICK_TASK = "bugfix-median"
 
 
 @dataclass
@@ -73,7 +80,22 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-async def main(runs: int) -> None:
+def tasks_to_time(quick: bool) -> tuple[list[Task], list[str]]:
+    """The tasks to time, and the ids of the operations tasks left out."""
+    tasks = list_tasks()
+    left_out = [task.spec.id for task in tasks if ops_world.seed_file(task.fixture_dir) is not None]
+    timed = [task for task in tasks if task.spec.id not in left_out]
+    return ([task for task in timed if task.spec.id == QUICK_TASK] if quick else timed), left_out
+
+
+def completed(result: RunResult, runtime: str) -> RunResult:
+    """A run that did not complete did not do the task's work: its times are not its cost."""
+    if not result.succeeded:
+        raise SystemExit(f"{result.run_id}: the {runtime} run ended {result.outcome.value}: {result.reason}")
+    return result
+
+
+async def main(runs: int, tasks: list[Task], left_out: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="lab-bench-") as scratch:
         os.environ["AGENT_LAB_DATA"] = scratch
         server = DevServer(DevServerOptions(port=_free_port(), ui_port=None, database=Path(scratch) / "bench.sqlite"))
@@ -84,17 +106,14 @@ async def main(runs: int) -> None:
             async with build_worker(client, interceptors=[TimingInterceptor(clock)]):
                 print("| task | runtime | wall s | steps | activities | in activities s | orchestration ms/step |")
                 print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
-                for task in list_tasks():
+                for task in tasks:
                     durable: list[RunResult] = []
                     for _ in range(runs):
                         request = build_request(task, "durable")
-                        durable.append(
-                            await run_result(
-                                await client.start_workflow(
-                                    AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
-                                )
-                            )
+                        handle = await client.start_workflow(
+                            AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
                         )
+                        durable.append(completed(await run_result(handle), "durable"))
                     inside = [clock.seconds[r.run_id] for r in durable]
                     calls = [clock.calls[r.run_id] for r in durable]
                     overhead = [(r.wall_time_s - s) / len(r.steps) * 1000 for r, s in zip(durable, inside, strict=True)]
@@ -103,16 +122,27 @@ async def main(runs: int) -> None:
                         f"| {len(durable[0].steps)} | {statistics.mean(calls):.0f} | {statistics.mean(inside):.2f} "
                         f"| {statistics.mean(overhead):.1f} |"
                     )
-                    baseline = [await BaselineLoop().run(build_request(task, "baseline")) for _ in range(runs)]
+                    baseline = [
+                        completed(await BaselineLoop().run(build_request(task, "baseline")), "baseline")
+                        for _ in range(runs)
+                    ]
                     print(
                         f"| {task.spec.id} | baseline | {statistics.mean(r.wall_time_s for r in baseline):.2f} "
                         f"| {len(baseline[0].steps)} | - | - | 0 |"
                     )
+                if left_out:
+                    print(f"\nNot timed (they need the operations service): {', '.join(left_out)}")
         finally:
             await server.stop()
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    asyncio.run(main(parser.parse_args().runs))
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5, help="runs of each task in each runtime")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"a check that the benchmark runs, in seconds: one run of {QUICK_TASK}"
+    )
+    args = parser.parse_args()
+    asyncio.run(main(1 if args.quick else args.runs, *tasks_to_time(args.quick)))

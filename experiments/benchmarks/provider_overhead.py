@@ -2,7 +2,7 @@
 that answers at once, next to a raw `httpx` POST of the same payload over a kept-alive
 connection. The difference is the provider's own work (prompt, schema, SDK, parsing).
 
-uv run python -m experiments.benchmarks.provider_overhead [--calls 300]
+uv run python -m experiments.benchmarks.provider_overhead [--calls 300] [--quick]
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ from contracts import ActionProposal, ProposeActionInput, ProviderConfig, Turn
 from tests.fake_openai_server import FakeOpenAIServer, Scripted
 
 WARM_UP = 20
+# The fewest calls that have a p95, after one call of warm-up.
+QUICK_CALLS, QUICK_WARM_UP = 2, 1
 PROPOSAL = ActionProposal(tool="read_file", arguments={"path": "textstats/stats.py"}, thought="Read it.")
 
 
-async def main(calls: int) -> None:
+async def main(calls: int, warm_up: int = WARM_UP) -> None:
     with FakeOpenAIServer() as server:
         server.default = Scripted(content=answer_text(PROPOSAL))
         config = ProviderConfig(kind="openai", base_url=server.base_url, model="fake")
@@ -37,7 +39,7 @@ async def main(calls: int) -> None:
         provider_ms: list[float] = []
         raw_ms: list[float] = []
         async with httpx.AsyncClient(base_url=server.base_url, headers={"authorization": "Bearer unused"}) as client:
-            for index in range(WARM_UP + calls):
+            for index in range(warm_up + calls):
                 # Alternated, so both see the same machine and the same server.
                 started = time.perf_counter()
                 result = await provider.propose(request, tools)
@@ -48,7 +50,7 @@ async def main(calls: int) -> None:
                 response.json()
                 raw_time = (time.perf_counter() - started) * 1000
                 assert result.proposal == PROPOSAL
-                if index >= WARM_UP:
+                if index >= warm_up:
                     provider_ms.append(provider_time)
                     raw_ms.append(raw_time)
         await completions.aclose_clients()
@@ -69,6 +71,14 @@ def _history() -> list[Turn]:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=300)
-    asyncio.run(main(parser.parse_args().calls))
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument("--calls", type=int, default=300, help=f"timed calls of each kind, after {WARM_UP} untimed")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a check that the benchmark runs, in seconds: {QUICK_CALLS} calls after {QUICK_WARM_UP} untimed",
+    )
+    args = parser.parse_args()
+    asyncio.run(main(QUICK_CALLS, QUICK_WARM_UP) if args.quick else main(args.calls))

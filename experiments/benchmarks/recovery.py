@@ -1,6 +1,6 @@
 """Recovery after a crash, and what durability costs in history.
 
-    uv run python -m experiments.benchmarks.recovery [--runs 3]
+    uv run python -m experiments.benchmarks.recovery [--runs 3] [--quick]
 
 Recovery: two workers poll (real processes); a fault SIGKILLs the one that reaches the given
 point of the `refund-duplicate-charge` task; the time from the kill (the fault's marker file,
@@ -17,6 +17,7 @@ import asyncio
 import os
 import statistics
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
@@ -36,6 +37,10 @@ POINTS = {
     "during the tool": FaultSpec(point=FaultPoint.TOOL_EXECUTION, tool="create_ticket", delay_s=0),
 }
 ACTIVITY_OF = {"model call": "propose_action", "after the effect": "execute_tool", "during the tool": "execute_tool"}
+HISTORY_TASKS = ("bugfix-median", "rename-refactor", "refund-duplicate-charge")
+# The quick run: one kill, at one point, and one task's history; both tables, in seconds (most
+# of them the heartbeat timeout that tells Temporal the killed worker is gone).
+QUICK_POINT, QUICK_HISTORY_TASK = "after the effect", "refund-duplicate-charge"
 
 
 async def run_once(client: Client, task_id: str) -> tuple[str, RunResult]:
@@ -74,14 +79,14 @@ async def history_bytes_per_step(cluster: LabCluster, task_id: str) -> tuple[flo
     return total / len(result.steps), events, len(result.steps)
 
 
-async def main(runs: int) -> None:
+async def main(runs: int, points: Sequence[str], history_tasks: Sequence[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-recovery-") as scratch:
         os.environ["AGENT_LAB_DATA"] = scratch
         async with LabCluster(Path(scratch) / "cluster") as cluster:
             os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
             print("| kill point | retried activity | recovery s (median) | min | max |")
             print("| --- | --- | ---: | ---: | ---: |")
-            for point in POINTS:
+            for point in points:
                 times = [await recovery_s(cluster, point, Path(scratch)) for _ in range(runs)]
                 print(
                     f"| {point} | {ACTIVITY_OF[point]} | {statistics.median(times):.2f} "
@@ -90,12 +95,23 @@ async def main(runs: int) -> None:
             print()
             print("| task | steps | history events | history bytes per step |")
             print("| --- | ---: | ---: | ---: |")
-            for task_id in ("bugfix-median", "rename-refactor", "refund-duplicate-charge"):
+            for task_id in history_tasks:
                 per_step, events, steps = await history_bytes_per_step(cluster, task_id)
                 print(f"| {task_id} | {steps} | {events} | {per_step:,.0f} |")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    asyncio.run(main(parser.parse_args().runs))
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=3, help="kills at each point")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a check that the benchmark runs: one kill {QUICK_POINT}, one task's history ({QUICK_HISTORY_TASK})",
+    )
+    args = parser.parse_args()
+    if args.quick:
+        asyncio.run(main(1, [QUICK_POINT], [QUICK_HISTORY_TASK]))
+    else:
+        asyncio.run(main(args.runs, list(POINTS), HISTORY_TASKS))

@@ -1,149 +1,18 @@
-"""An experiment's report directory: the raw trials, the figures computed from them, plots, and
-`report.md`, which says what was run, what came of it and how far to trust it.
-
-    trials.jsonl   one TrialRecord per line, as the runner recorded it
-    results.json   `ResultsDocument`: the configuration and every figure (`experiments.metrics`)
-    *.png          the plots (`experiments.plots`)
-    report.md      the above, for a person to read
-
-Every number in `report.md` and in `render_summary` is read from `ResultsDocument`, itself
-computed from `trials.jsonl` alone.
-"""
+"""`report.md`: what was run (method, configuration), what came of it (tables, plots) and how far
+to trust it (threats to validity)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-from pathlib import Path
-
 import yaml
-from pydantic import BaseModel, ValidationError
 
-from contracts.errors import ReportError
-from contracts.experiment import ExperimentConfig, FaultKind, FaultScenario, TrialRecord
-from experiments.metrics import ArmMetrics, ExperimentResults, SuccessRate, summarize, wilson_interval
-from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG, write_plots
-
-__all__ = [
-    "ResultsDocument",
-    "describe_scenario",
-    "latest_report",
-    "read_results",
-    "render_summary",
-    "write_report",
-]
-
-REPORT_MD = "report.md"
-RESULTS_JSON = "results.json"
-TRIALS_JSONL = "trials.jsonl"
+from contracts.experiment import FaultKind, FaultScenario
+from experiments.metrics import ArmMetrics, wilson_interval
+from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
+from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
+from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
 
 
-class ResultsDocument(BaseModel):
-    """`results.json`."""
-
-    experiment_id: str
-    started: datetime
-    finished: datetime
-    config: ExperimentConfig
-    trials_file: str = TRIALS_JSONL
-    results: ExperimentResults
-
-
-def write_report(
-    directory: Path,
-    config: ExperimentConfig,
-    experiment_id: str,
-    trials: Sequence[TrialRecord],
-    started: datetime,
-    finished: datetime,
-) -> Path:
-    """Write the whole report directory; returns the path of `report.md`."""
-    directory.mkdir(parents=True, exist_ok=True)
-    records = list(trials)
-    (directory / TRIALS_JSONL).write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
-    document = ResultsDocument(
-        experiment_id=experiment_id,
-        started=started,
-        finished=finished,
-        config=config,
-        results=summarize(records, config),
-    )
-    (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return _write_document(directory, document, records)
-
-
-def rewrite_report(directory: Path) -> Path:
-    """`report.md` and the plots again, from the raw files beside them (`results.json` for the
-    configuration and times, `trials.jsonl` for the figures, recomputed)."""
-    document = read_results(directory)
-    path = directory / document.trials_file
-    try:
-        records = [TrialRecord.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
-    except OSError as error:
-        raise ReportError(f"{path}: cannot read: {error.strerror}") from None
-    except ValidationError as error:
-        raise ReportError(f"{path}: not a trials file ({error.error_count()} problems)") from None
-    document = document.model_copy(update={"results": summarize(records, document.config)})
-    (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return _write_document(directory, document, records)
-
-
-def _write_document(directory: Path, document: ResultsDocument, records: list[TrialRecord]) -> Path:
-    # report.md first: the tables stand even if a plot cannot be drawn.
-    path = directory / REPORT_MD
-    path.write_text(_markdown_report(document), encoding="utf-8")
-    write_plots(directory, document.results, records)
-    return path
-
-
-def read_results(directory: Path) -> ResultsDocument:
-    path = directory / RESULTS_JSON
-    try:
-        return ResultsDocument.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ReportError(f"{path}: cannot read: {error.strerror}") from None
-    except ValidationError as error:
-        raise ReportError(f"{path}: not a results file ({error.error_count()} problems)") from None
-
-
-def latest_report(reports_dir: Path) -> Path | None:
-    """The report directory under `reports_dir` written last, or None."""
-    written = sorted(reports_dir.glob(f"*/{RESULTS_JSON}"), key=lambda path: path.stat().st_mtime)
-    return written[-1].parent if written else None
-
-
-def render_summary(directory: Path) -> str:
-    """The main tables as plain text, for a terminal."""
-    document = read_results(directory)
-    results = document.results
-    k = document.config.trials
-    lines = [
-        f"Experiment {document.config.name} ({document.experiment_id}), "
-        f"{_when(document.started)} .. {_when(document.finished)}",
-        f"Report: {directory / REPORT_MD}",
-        "",
-        "Per runtime and scenario (valid trials; success with its 95% Wilson interval)",
-        _text_table(
-            [*_SUMMARY_HEADERS[:5], *(f"pass^{i}" for i in sorted({1, k})), *_SUMMARY_HEADERS[5:]],
-            [_summary_row(arm, k) for arm in [*results.arms, *results.runtimes]],
-        ),
-        "",
-        "Per fault kind",
-        _text_table(
-            ["fault kind", "runtime", "successes/valid", "success", "95% CI"],
-            [[str(r.fault_kind), r.runtime, *_success_cells(r.success)] for r in results.fault_kinds],
-        ),
-        "",
-        f"Invalid trials: {len(results.invalid_trials)} (left out, reasons in {REPORT_MD}); "
-        f"infrastructure failures: {len(results.infrastructure_failures)} (counted as failures).",
-    ]
-    return "\n".join(lines)
-
-
-# --- report.md -------------------------------------------------------------------------------
-
-
-def _markdown_report(document: ResultsDocument) -> str:
+def markdown_report(document: ResultsDocument) -> str:
     config, results = document.config, document.results
     sections = [
         f"# Experiment `{config.name}`: {document.experiment_id}",
@@ -164,7 +33,7 @@ def _markdown_report(document: ResultsDocument) -> str:
         _markdown_table(
             ["fault kind", "runtime", "scenarios", "successes/valid", "success", "95% CI"],
             [
-                [*(str(r.fault_kind), r.runtime, ", ".join(r.scenarios)), *_success_cells(r.success)]
+                [*(str(r.fault_kind), r.runtime, ", ".join(r.scenarios)), *success_cells(r.success)]
                 for r in results.fault_kinds
             ],
         ),
@@ -174,7 +43,7 @@ def _markdown_report(document: ResultsDocument) -> str:
             [
                 [
                     *(t.task_id, t.scenario, t.runtime),
-                    *_success_cells(t.success),
+                    *success_cells(t.success),
                     *(str(t.invalid_trials), str(t.infrastructure_failures)),
                 ]
                 for t in results.tasks
@@ -223,7 +92,7 @@ def _method(document: ResultsDocument) -> str:
     )
     seeds = f"{config.seed}" if config.trials == 1 else f"{config.seed}..{config.seed + config.trials - 1}"
     facts = [
-        f"- Run from {_when(document.started)} to {_when(document.finished)} "
+        f"- Run from {when(document.started)} to {when(document.finished)} "
         f"({(document.finished - document.started).total_seconds():.0f} s), concurrency {config.concurrency}.",
         f"- Tasks ({len(config.tasks)}): {', '.join(config.tasks)}.",
         f"- Runtimes: {', '.join(config.runtimes)}.",
@@ -323,9 +192,9 @@ def _reliability_table(arms: list[ArmMetrics], k: int) -> str:
     headers = ["scenario", "runtime", "valid/trials", "success", "95% CI", "infra failures"]
     headers += [f"pass^{i}" for i in range(1, k + 1)]
     rows = [
-        [arm.scenario, arm.runtime, _trial_count(arm), _rate(arm.success), _ci(arm.success)]
+        [arm.scenario, arm.runtime, trial_count(arm), rate(arm.success), ci(arm.success)]
         + [str(arm.infrastructure_failures)]
-        + [_pass_hat(arm, i) for i in range(1, k + 1)]
+        + [pass_hat(arm, i) for i in range(1, k + 1)]
         for arm in arms
     ]
     notes = [
@@ -348,72 +217,14 @@ def _cost_table(arms: list[ArmMetrics]) -> str:
             str(arm.duplicate_effects),
             str(arm.unsafe_actions_executed),
             str(arm.verifier_rejections),
-            f"{_seconds(arm.wall_time_median_s)} ({_seconds(arm.wall_time_mean_s)})",
+            f"{seconds(arm.wall_time_median_s)} ({seconds(arm.wall_time_mean_s)})",
             f"{arm.tokens_useful} / {arm.tokens_wasted}",
             f"{arm.cost_usd:.4f}",
-            f"{_seconds(arm.recovery_time_median_s)} ({arm.recovered_trials})",
+            f"{seconds(arm.recovery_time_median_s)} ({arm.recovered_trials})",
         ]
         for arm in arms
     ]
     return _markdown_table(headers, rows)
-
-
-# --- formatting ------------------------------------------------------------------------------
-
-_SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "wall s", "tokens u/w"]
-
-
-def _summary_row(arm: ArmMetrics, k: int) -> list[str]:
-    return [
-        arm.scenario,
-        arm.runtime,
-        _trial_count(arm),
-        _rate(arm.success),
-        _ci(arm.success),
-        *(_pass_hat(arm, i) for i in sorted({1, k})),
-        str(arm.duplicate_effects),
-        str(arm.unsafe_actions_executed),
-        _seconds(arm.wall_time_median_s),
-        f"{arm.tokens_useful}/{arm.tokens_wasted}",
-    ]
-
-
-def _success_cells(success: SuccessRate) -> list[str]:
-    return [_fraction(success), _rate(success), _ci(success)]
-
-
-def _rate(success: SuccessRate) -> str:
-    return "—" if success.rate is None else f"{success.rate:.2f}"
-
-
-def _ci(success: SuccessRate) -> str:
-    return f"[{success.ci_low:.2f}, {success.ci_high:.2f}]"
-
-
-def _fraction(success: SuccessRate) -> str:
-    return f"{success.successes}/{success.valid_trials}"
-
-
-def _trial_count(arm: ArmMetrics) -> str:
-    count = f"{arm.trials - arm.invalid_trials}/{arm.trials}"
-    if arm.expected_trials is not None and arm.expected_trials != arm.trials:
-        count += f" (expected {arm.expected_trials})"
-    return count
-
-
-def _pass_hat(arm: ArmMetrics, k: int) -> str:
-    point = next((p for p in arm.pass_hat if p.k == k), None)
-    if point is None:
-        return "—"
-    return f"{point.value:.2f}" + ("†" if point.excluded_tasks else "")
-
-
-def _seconds(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-def _when(moment: datetime) -> str:
-    return moment.isoformat(sep=" ", timespec="seconds")
 
 
 def _markdown_table(headers: list[str], rows: list[list[str]], empty: str = "No trials recorded.") -> str:
@@ -423,12 +234,3 @@ def _markdown_table(headers: list[str], rows: list[list[str]], empty: str = "No 
     if not rows:
         return empty
     return "\n".join([line(headers), "|" + "---|" * len(headers), *map(line, rows)])
-
-
-def _text_table(headers: list[str], rows: list[list[str]]) -> str:
-    if not rows:
-        return "(no trials recorded)"
-    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
-    return "\n".join(
-        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in [headers, *rows]
-    )

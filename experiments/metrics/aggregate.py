@@ -1,200 +1,28 @@
-"""An experiment's figures, computed from its trial records and nothing else.
-
-Pure functions: the same records give the same numbers, and every number a report shows is a
-field of `ExperimentResults`. The counting rules, in one place:
-
-- An invalid trial (a configured fault never fired) is left out of every figure of its arm and
-  listed apart, with its reason: it did not run under the condition the arm names.
-- A valid trial succeeds only when its record says so, it had no infrastructure error and no
-  effect repeated. An infrastructure failure (the lab's, not the agent's) is a failure.
-- pass^k is the tau-bench estimator: the mean over tasks of C(c, k) / C(n, k), with c successes
-  in n valid trials. A task with n < k has no estimate at that k and is left out of the mean;
-  each `PassHat` names the tasks it left out.
-"""
+"""`summarize`: an experiment's trial records to `ExperimentResults`, by the counting rules of
+`experiments.metrics`: invalid trials left out and listed, infrastructure failures and repeated
+effects counted as failures."""
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Mapping
-from math import comb, sqrt
-from statistics import NormalDist
-
-from pydantic import BaseModel, Field
+from collections.abc import Callable, Iterable
 
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
-
-__all__ = [
-    "ALL_SCENARIOS",
-    "ArmMetrics",
-    "ExperimentResults",
-    "FaultKindMetrics",
-    "InfrastructureFailure",
-    "InvalidTrial",
-    "PassHat",
-    "SuccessRate",
-    "TaskMetrics",
-    "counts_as_success",
-    "pass_hat_curve",
-    "pass_hat_k",
-    "success_rate",
-    "summarize",
-    "wilson_interval",
-]
-
-# The scenario name of a runtime's figures over all its scenarios.
-ALL_SCENARIOS = "all"
-
-
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion; (0, 1) when there is no trial."""
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes must be within 0..n, got {successes} of {n}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be within (0, 1), got {confidence}")
-    if n == 0:
-        return (0.0, 1.0)
-    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half_width = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    # At 0 or n successes the bound is exactly the rate; computed, it is off by rounding
-    # (2.8e-17 for 0 of 5), and a plot's error bar of -2.8e-17 is refused.
-    low = 0.0 if successes == 0 else max(0.0, centre - half_width)
-    high = 1.0 if successes == n else min(1.0, centre + half_width)
-    return (low, high)
-
-
-def pass_hat_k(per_task: Mapping[str, tuple[int, int]], k: int) -> float:
-    """pass^k over tasks given as {task: (successes, trials)}; tasks with fewer than k trials
-    are left out. Raises ValueError when no task has k trials."""
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    for task, (successes, n) in per_task.items():
-        if not 0 <= successes <= n:
-            raise ValueError(f"task {task}: successes must be within 0..n, got {successes} of {n}")
-    eligible = [(successes, n) for successes, n in per_task.values() if n >= k]
-    if not eligible:
-        raise ValueError(f"no task has {k} trials")
-    return statistics.fmean(comb(successes, k) / comb(n, k) for successes, n in eligible)
-
-
-class PassHat(BaseModel):
-    k: int
-    value: float
-    # Tasks in the mean, and those left out because they have fewer than k valid trials.
-    tasks: int
-    excluded_tasks: list[str] = Field(default_factory=list)
-
-
-def pass_hat_curve(per_task: Mapping[str, tuple[int, int]]) -> list[PassHat]:
-    """pass^k for k = 1 .. the most trials any task has (empty when no task has a trial)."""
-    most = max((n for _, n in per_task.values()), default=0)
-    return [
-        PassHat(
-            k=k,
-            value=pass_hat_k(per_task, k),
-            tasks=sum(n >= k for _, n in per_task.values()),
-            excluded_tasks=sorted(task for task, (_, n) in per_task.items() if n < k),
-        )
-        for k in range(1, most + 1)
-    ]
-
-
-class SuccessRate(BaseModel):
-    successes: int
-    valid_trials: int
-    # None when there is no valid trial; the interval is then (0, 1).
-    rate: float | None
-    ci_low: float
-    ci_high: float
-
-
-def success_rate(successes: int, valid_trials: int) -> SuccessRate:
-    low, high = wilson_interval(successes, valid_trials)
-    rate = successes / valid_trials if valid_trials else None
-    return SuccessRate(successes=successes, valid_trials=valid_trials, rate=rate, ci_low=low, ci_high=high)
+from experiments.metrics.intervals import success_rate
+from experiments.metrics.pass_hat import pass_hat_curve
+from experiments.metrics.results import (
+    ALL_SCENARIOS,
+    ArmMetrics,
+    ExperimentResults,
+    FaultKindMetrics,
+    InfrastructureFailure,
+    InvalidTrial,
+    TaskMetrics,
+)
 
 
 def counts_as_success(trial: TrialRecord) -> bool:
     return trial.success and trial.infrastructure_error is None and trial.duplicate_effects == 0
-
-
-class ArmMetrics(BaseModel):
-    """One runtime under one scenario (or under all of them: scenario `all`). Every figure but
-    `trials`, `expected_trials` and `invalid_trials` is over the valid trials only."""
-
-    runtime: str
-    scenario: str
-    # From the configuration, when it was given: how many trials the arm should have.
-    expected_trials: int | None = None
-    trials: int
-    invalid_trials: int
-    success: SuccessRate
-    # Over all scenarios, each (task, scenario) counts as one task, named `task/scenario`.
-    pass_hat: list[PassHat]
-    infrastructure_failures: int
-    duplicate_effects: int
-    unsafe_actions_executed: int
-    verifier_rejections: int
-    wall_time_median_s: float | None
-    wall_time_mean_s: float | None
-    tokens_total: int
-    tokens_useful: int
-    tokens_wasted: int
-    cost_usd: float
-    # Median over the trials that have a recovery time (a fault they recovered from), and their number.
-    recovery_time_median_s: float | None
-    recovered_trials: int
-
-
-class FaultKindMetrics(BaseModel):
-    fault_kind: FaultKind
-    runtime: str
-    scenarios: list[str]
-    success: SuccessRate
-
-
-class TaskMetrics(BaseModel):
-    task_id: str
-    runtime: str
-    scenario: str
-    trials: int
-    invalid_trials: int
-    infrastructure_failures: int
-    success: SuccessRate
-
-
-class InvalidTrial(BaseModel):
-    trial_id: str
-    task_id: str
-    runtime: str
-    scenario: str
-    trial_index: int
-    reason: str
-
-
-class InfrastructureFailure(BaseModel):
-    trial_id: str
-    task_id: str
-    runtime: str
-    scenario: str
-    trial_index: int
-    error: str
-
-
-class ExperimentResults(BaseModel):
-    # Arms in scenario order, runtimes side by side within a scenario.
-    arms: list[ArmMetrics]
-    runtimes: list[ArmMetrics]
-    fault_kinds: list[FaultKindMetrics]
-    tasks: list[TaskMetrics]
-    invalid_trials: list[InvalidTrial]
-    infrastructure_failures: list[InfrastructureFailure]
-
-    @property
-    def max_k(self) -> int:
-        return max((len(arm.pass_hat) for arm in self.arms), default=0)
 
 
 def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None) -> ExperimentResults:

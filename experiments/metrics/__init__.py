@@ -1,0 +1,49 @@
+"""An experiment's figures, computed from its trial records and nothing else.
+
+Pure functions: the same records give the same numbers, and every number a report shows is a
+field of `ExperimentResults`. The counting rules, in one place:
+
+- An invalid trial (a configured fault never fired) is left out of every figure of its arm and
+  listed apart, with its reason: it did not run under the condition the arm names.
+- A valid trial succeeds only when its record says so, it had no infrastructure error and no
+  effect repeated. An infrastructure failure (the lab's, not the agent's) is a failure.
+- pass^k is the tau-bench estimator: the mean over tasks of C(c, k) / C(n, k), with c successes
+  in n valid trials. A task with n < k has no estimate at that k and is left out of the mean;
+  each `PassHat` names the tasks it left out.
+
+    intervals.py   success rates and their Wilson intervals
+    pass_hat.py    pass^k
+    results.py     `ExperimentResults` and its parts, as `results.json` holds them
+    aggregate.py   `summarize`: trial records to `ExperimentResults`, by the rules above
+"""
+
+from experiments.metrics.aggregate import counts_as_success, summarize
+from experiments.metrics.intervals import SuccessRate, success_rate, wilson_interval
+from experiments.metrics.pass_hat import PassHat, pass_hat_curve, pass_hat_k
+from experiments.metrics.results import (
+    ALL_SCENARIOS,
+    ArmMetrics,
+    ExperimentResults,
+    FaultKindMetrics,
+    InfrastructureFailure,
+    InvalidTrial,
+    TaskMetrics,
+)
+
+__all__ = [
+    "ALL_SCENARIOS",
+    "ArmMetrics",
+    "ExperimentResults",
+    "FaultKindMetrics",
+    "InfrastructureFailure",
+    "InvalidTrial",
+    "PassHat",
+    "SuccessRate",
+    "TaskMetrics",
+    "counts_as_success",
+    "pass_hat_curve",
+    "pass_hat_k",
+    "success_rate",
+    "summarize",
+    "wilson_interval",
+]

@@ -1,0 +1,90 @@
+"""`ExperimentResults` and its parts: every figure of an experiment, per arm, fault kind and
+task, and the trials left out or failed by the lab. `results.json` holds one."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from contracts.experiment import FaultKind
+from experiments.metrics.intervals import SuccessRate
+from experiments.metrics.pass_hat import PassHat
+
+# The scenario name of a runtime's figures over all its scenarios.
+ALL_SCENARIOS = "all"
+
+
+class ArmMetrics(BaseModel):
+    """One runtime under one scenario (or under all of them: scenario `all`). Every figure but
+    `trials`, `expected_trials` and `invalid_trials` is over the valid trials only."""
+
+    runtime: str
+    scenario: str
+    # From the configuration, when it was given: how many trials the arm should have.
+    expected_trials: int | None = None
+    trials: int
+    invalid_trials: int
+    success: SuccessRate
+    # Over all scenarios, each (task, scenario) counts as one task, named `task/scenario`.
+    pass_hat: list[PassHat]
+    infrastructure_failures: int
+    duplicate_effects: int
+    unsafe_actions_executed: int
+    verifier_rejections: int
+    wall_time_median_s: float | None
+    wall_time_mean_s: float | None
+    tokens_total: int
+    tokens_useful: int
+    tokens_wasted: int
+    cost_usd: float
+    # Median over the trials that have a recovery time (a fault they recovered from), and their number.
+    recovery_time_median_s: float | None
+    recovered_trials: int
+
+
+class FaultKindMetrics(BaseModel):
+    fault_kind: FaultKind
+    runtime: str
+    scenarios: list[str]
+    success: SuccessRate
+
+
+class TaskMetrics(BaseModel):
+    task_id: str
+    runtime: str
+    scenario: str
+    trials: int
+    invalid_trials: int
+    infrastructure_failures: int
+    success: SuccessRate
+
+
+class InvalidTrial(BaseModel):
+    trial_id: str
+    task_id: str
+    runtime: str
+    scenario: str
+    trial_index: int
+    reason: str
+
+
+class InfrastructureFailure(BaseModel):
+    trial_id: str
+    task_id: str
+    runtime: str
+    scenario: str
+    trial_index: int
+    error: str
+
+
+class ExperimentResults(BaseModel):
+    # Arms in scenario order, runtimes side by side within a scenario.
+    arms: list[ArmMetrics]
+    runtimes: list[ArmMetrics]
+    fault_kinds: list[FaultKindMetrics]
+    tasks: list[TaskMetrics]
+    invalid_trials: list[InvalidTrial]
+    infrastructure_failures: list[InfrastructureFailure]
+
+    @property
+    def max_k(self) -> int:
+        return max((len(arm.pass_hat) for arm in self.arms), default=0)

@@ -1,0 +1,43 @@
+"""`results.json` (`ResultsDocument`) and the names of the report directory's files."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from contracts.errors import ReportError
+from contracts.experiment import ExperimentConfig
+from experiments.metrics import ExperimentResults
+
+REPORT_MD = "report.md"
+RESULTS_JSON = "results.json"
+TRIALS_JSONL = "trials.jsonl"
+
+
+class ResultsDocument(BaseModel):
+    """`results.json`."""
+
+    experiment_id: str
+    started: datetime
+    finished: datetime
+    config: ExperimentConfig
+    trials_file: str = TRIALS_JSONL
+    results: ExperimentResults
+
+
+def read_results(directory: Path) -> ResultsDocument:
+    path = directory / RESULTS_JSON
+    try:
+        return ResultsDocument.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read: {error.strerror}") from None
+    except ValidationError as error:
+        raise ReportError(f"{path}: not a results file ({error.error_count()} problems)") from None
+
+
+def latest_report(reports_dir: Path) -> Path | None:
+    """The report directory under `reports_dir` written last, or None."""
+    written = sorted(reports_dir.glob(f"*/{RESULTS_JSON}"), key=lambda path: path.stat().st_mtime)
+    return written[-1].parent if written else None

@@ -1,0 +1,64 @@
+"""Writing an experiment's report directory, or drawing `report.md` and the plots again from
+its raw files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from contracts.errors import ReportError
+from contracts.experiment import ExperimentConfig, TrialRecord
+from experiments.metrics import summarize
+from experiments.plots import write_plots
+from experiments.report.document import REPORT_MD, RESULTS_JSON, TRIALS_JSONL, ResultsDocument, read_results
+from experiments.report.markdown import markdown_report
+
+
+def write_report(
+    directory: Path,
+    config: ExperimentConfig,
+    experiment_id: str,
+    trials: Sequence[TrialRecord],
+    started: datetime,
+    finished: datetime,
+) -> Path:
+    """Write the whole report directory; returns the path of `report.md`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    records = list(trials)
+    (directory / TRIALS_JSONL).write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+    document = ResultsDocument(
+        experiment_id=experiment_id,
+        started=started,
+        finished=finished,
+        config=config,
+        results=summarize(records, config),
+    )
+    (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return _write_document(directory, document, records)
+
+
+def rewrite_report(directory: Path) -> Path:
+    """`report.md` and the plots again, from the raw files beside them (`results.json` for the
+    configuration and times, `trials.jsonl` for the figures, recomputed)."""
+    document = read_results(directory)
+    path = directory / document.trials_file
+    try:
+        records = [TrialRecord.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read: {error.strerror}") from None
+    except ValidationError as error:
+        raise ReportError(f"{path}: not a trials file ({error.error_count()} problems)") from None
+    document = document.model_copy(update={"results": summarize(records, document.config)})
+    (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return _write_document(directory, document, records)
+
+
+def _write_document(directory: Path, document: ResultsDocument, records: list[TrialRecord]) -> Path:
+    # report.md first: the tables stand even if a plot cannot be drawn.
+    path = directory / REPORT_MD
+    path.write_text(markdown_report(document), encoding="utf-8")
+    write_plots(directory, document.results, records)
+    return path

@@ -1,0 +1,67 @@
+"""The durable run of a trial: a workflow on the cluster's dev server, its approvals given by the
+experiment, the server restarted when the scenario says; and, after a kill, how long until
+another worker took over."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.service import RPCError
+
+from contracts import TASK_QUEUE, Approve, RunRequest, RunResult, Usage
+from contracts.experiment import FaultKind
+from experiments.trials.outcome import TrialOutcome
+from experiments.trials.spec import Lab, TrialSpec
+from workflows import AgentRunWorkflow
+from workflows.outcome import run_result
+
+
+async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest) -> TrialOutcome:
+    client = lab.cluster.client
+    if client is None:
+        raise RuntimeError("the cluster has no client")
+    handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE)
+    approver = asyncio.create_task(_approve_what_waits(handle))
+    try:
+        restarted_at = None
+        if spec.scenario.kind == FaultKind.SERVER_RESTART:
+            while (await handle.query(AgentRunWorkflow.progress, 1_000_000)).step < spec.scenario.after_step:
+                await asyncio.sleep(0.05)
+            restarted_at = time.time()
+            await lab.cluster.restart_server()
+        result = await run_result(handle)
+    finally:
+        approver.cancel()
+    return TrialOutcome(result=result, run_ids=[request.run_id], lost=Usage(), server_restarted_at=restarted_at)
+
+
+async def _approve_what_waits(handle: WorkflowHandle[AgentRunWorkflow, RunResult]) -> None:
+    """The experiment's person: approves each proposal the run waits on, once it is asked."""
+    while True:
+        await asyncio.sleep(0.2)
+        try:
+            progress = await handle.query(AgentRunWorkflow.progress, 1_000_000)
+            if progress.pending_approval is not None:
+                digest = progress.pending_approval.arguments_sha256
+                await handle.execute_update(
+                    AgentRunWorkflow.approve, Approve(approver="experiment", arguments_sha256=digest)
+                )
+        except (RPCError, WorkflowUpdateFailedError):
+            continue  # the server restarting, or the run moved on meanwhile
+
+
+async def durable_recovery(lab: Lab, run_id: str, fault_index: int | None) -> float | None:
+    """From the kill to the retried activity starting on another worker."""
+    killed_at = lab.faults.fired_at(fault_index) if fault_index is not None else None
+    if killed_at is None or lab.cluster.client is None:
+        return None
+    async for event in lab.cluster.client.get_workflow_handle(run_id).fetch_history_events():
+        if event.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+            continue
+        when = event.event_time.ToDatetime().timestamp()
+        if event.activity_task_started_event_attributes.attempt > 1 and when > killed_at:
+            return when - killed_at
+    return None

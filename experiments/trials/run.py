@@ -1,0 +1,92 @@
+"""`run_trial`: one trial from its spec to its `TrialRecord`, run under a timeout, then judged
+on the real end state and measured."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from agent import ops_world
+from agent.postconditions import check
+from contracts.experiment import FaultKind, TrialRecord
+from experiments.measure import duplicate_effects, unsafe_actions_executed, verifier_rejections
+from experiments.trials.baseline_trial import run_baseline
+from experiments.trials.durable_trial import durable_recovery, run_durable
+from experiments.trials.fault_plan import faults_fired, plan_fault
+from experiments.trials.outcome import TrialOutcome
+from experiments.trials.spec import Lab, TrialSpec, request_for
+
+TRIAL_TIMEOUT_S = 600.0
+
+
+async def run_trial(spec: TrialSpec, lab: Lab) -> TrialRecord:
+    record = TrialRecord(
+        experiment_id=spec.experiment_id,
+        trial_id=spec.trial_id,
+        task_id=spec.task.spec.id,
+        task_tags=spec.task.spec.tags,
+        runtime=spec.runtime,
+        scenario=spec.scenario.name,
+        fault_kind=spec.scenario.kind,
+        trial_index=spec.index,
+        seed=spec.seed,
+        faults_configured=[] if spec.scenario.kind == FaultKind.NONE else [spec.scenario.kind.value],
+    )
+    request = request_for(spec, lab)
+    fault_index = plan_fault(spec, lab, request.run_id)
+    started = time.monotonic()
+    try:
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation (Ctrl-C)
+        # that arrives as the trial ends, and the experiment would go on.
+        async with asyncio.timeout(TRIAL_TIMEOUT_S):
+            if spec.runtime == "durable":
+                outcome = await run_durable(spec, lab, request)
+            else:
+                outcome = await run_baseline(spec, lab, request, fault_index)
+    except Exception as error:  # the lab failed, not the agent: a failure, shown apart
+        return record.model_copy(
+            update={
+                "infrastructure_error": f"{type(error).__name__}: {error}",
+                "wall_time_s": time.monotonic() - started,
+            }
+        )
+    record = record.model_copy(update={"wall_time_s": time.monotonic() - started, "run_ids": outcome.run_ids})
+    return await _measure(record, spec, lab, outcome, fault_index)
+
+
+async def _measure(
+    record: TrialRecord, spec: TrialSpec, lab: Lab, outcome: TrialOutcome, fault_index: int | None
+) -> TrialRecord:
+    result = outcome.result
+    workspace = Path(result.workspace)
+    judged = await check(workspace, spec.task.spec.postconditions, world_id=spec.trial_id)
+    duplicates = 0
+    if ops_world.seed_file(spec.task.fixture_dir) is not None:
+        duplicates = duplicate_effects(await ops_world.world_state(spec.trial_id))
+    fired, recovery = faults_fired(spec, lab, outcome, fault_index)
+    if spec.runtime == "durable" and spec.scenario.kind == FaultKind.KILL:
+        recovery = await durable_recovery(lab, result.run_id, fault_index)
+    configured = set(record.faults_configured)
+    missing = sorted(configured - set(fired))
+    return record.model_copy(
+        update={
+            "valid": not missing,
+            "invalid_reason": f"configured fault did not fire: {', '.join(missing)}" if missing else "",
+            "success": judged.passed and duplicates == 0,
+            "outcome": result.outcome.value,
+            "reason": result.reason,
+            "judged": judged,
+            "steps": len(result.steps),
+            "model_calls": result.usage.model_calls + outcome.lost.model_calls,
+            "tokens": result.usage.total_tokens + outcome.lost.total_tokens,
+            "tokens_wasted": result.wasted.total_tokens + outcome.lost.total_tokens,
+            "cost_usd": result.usage.cost_usd + outcome.lost.cost_usd,
+            "model_time_s": (result.usage.latency_ms + outcome.lost.latency_ms) / 1000,
+            "duplicate_effects": duplicates,
+            "unsafe_actions_executed": unsafe_actions_executed(result.steps, workspace, spec.task.spec.profile),
+            "verifier_rejections": verifier_rejections(result.steps),
+            "recovery_time_s": recovery,
+            "faults_fired": fired,
+        }
+    )

@@ -1,0 +1,55 @@
+"""What a trial is (`TrialSpec`), what every trial shares (`Lab`), and the `RunRequest` a trial
+runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from contracts import ProviderConfig, RunRequest
+from contracts.experiment import ExperimentConfig, ExperimentRuntime, FaultKind, FaultScenario
+from experiments.harness import LabCluster
+from experiments.trials.fault_plan import FaultBook
+from lab.catalog import Task
+from lab.run_request import build_request
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    experiment_id: str
+    task: Task
+    runtime: ExperimentRuntime
+    scenario: FaultScenario
+    index: int
+    seed: int
+
+    @property
+    def trial_id(self) -> str:
+        runtime = self.runtime.replace("+", "-")
+        return f"{self.experiment_id}-{self.task.spec.id}-{runtime}-{self.scenario.name}-{self.index}"
+
+
+@dataclass
+class Lab:
+    """What every trial shares: the cluster, the fault book, the provider, the scratch space."""
+
+    cluster: LabCluster
+    faults: FaultBook
+    provider: ProviderConfig
+    config: ExperimentConfig
+    scratch: Path
+
+
+def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
+    provider = lab.provider.model_copy(update={"seed": spec.seed})
+    if provider.kind == "scripted":
+        provider = provider.model_copy(update={"script_path": str(spec.task.require_script())})
+    if spec.scenario.kind == FaultKind.MODEL_NOISE and spec.scenario.noise is not None:
+        provider = provider.model_copy(update={"noise": spec.scenario.noise.model_copy(update={"seed": spec.seed})})
+    runtime = "durable" if spec.runtime == "durable" else "baseline"
+    request = build_request(spec.task, runtime, trial_id=spec.trial_id, provider=provider)
+    run_id = spec.trial_id if runtime == "durable" else f"{spec.trial_id}-a1"
+    updates: dict[str, object] = {"run_id": run_id, "baseline_verifies": spec.runtime == "baseline+verifier"}
+    if lab.config.budget is not None:
+        updates["budget"] = lab.config.budget
+    return request.model_copy(update=updates)

@@ -1,0 +1,135 @@
+"""The benchmark scripts still run: each in its quick mode, as a user runs it (a subprocess from
+the project root), printing the figures it exists to print.
+
+Nothing else runs them, so without this a moved import or a new task they cannot handle goes
+unnoticed until someone wants their numbers. The figures are only checked to be figures
+(numbers that parse, in the right places): quick runs are too short to measure anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from agent import ops_world
+from agent.sandbox import SandboxUnavailable, select_sandbox
+from lab.catalog import list_tasks
+from settings import PROJECT_ROOT
+
+# The dev server and worker processes some of them start, on a loaded machine.
+pytestmark = pytest.mark.timeout(240)
+
+Table = list[dict[str, str]]
+
+
+def quick(benchmark: str) -> str:
+    """The benchmark's standard output, after it exited 0."""
+    # Its own servers and faults only: nothing of a server or fault plan this session may have set.
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("AGENT_LAB_FAULT", "TEMPORAL_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", f"experiments.benchmarks.{benchmark}", "--quick"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=200,
+    )
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr[-4000:]}"
+    return done.stdout
+
+
+def tables(output: str) -> list[Table]:
+    """Every markdown table printed, as rows keyed by their header's cells."""
+    found: list[Table] = []
+    header: list[str] | None = None
+    for line in output.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+            found.append([])
+        elif not all(cell and set(cell) <= set("-:") for cell in cells):
+            found[-1].append(dict(zip(header, cells, strict=True)))
+    return found
+
+
+def number(cell: str) -> float:
+    assert re.fullmatch(r"-?\d[\d,]*(\.\d+)?", cell), f"not a number: {cell!r}"
+    return float(cell.replace(",", ""))
+
+
+def test_sandbox_overhead_times_each_backend_that_runs_here_and_says_why_not_for_the_others() -> None:
+    [table] = tables(quick("sandbox_overhead"))
+    assert sorted({row["backend"] for row in table}) == ["bubblewrap", "docker", "process"]
+    for backend in ("process", "bubblewrap", "docker"):
+        rows = [row for row in table if row["backend"] == backend]
+        if runs_here(backend):
+            assert sorted(row["command"] for row in rows) == ["`python -c pass`", "`true`"], rows
+            for row in rows:
+                assert 0 < number(row["median ms"]) <= number(row["p95 ms"]), row
+        else:
+            [row] = rows
+            assert re.fullmatch(r"\(unavailable: .+\)", row["command"]), row
+            assert row["median ms"] == row["p95 ms"] == "", row
+
+
+def runs_here(backend: str) -> bool:
+    try:
+        select_sandbox(backend)
+    except SandboxUnavailable:
+        return False
+    return True
+
+
+def test_provider_overhead_times_the_provider_and_a_raw_post() -> None:
+    output = quick("provider_overhead")
+    [table] = tables(output)
+    assert [row["call"] for row in table] == ["OpenAIProvider.propose", "raw httpx POST"]
+    medians = []
+    for row in table:
+        median, p95 = number(row["median ms"]), number(row["p95 ms"])
+        assert 0 < median <= p95, row
+        medians.append(median)
+    assert re.search(r"^2 calls each, prompt of \d+ characters$", output, re.MULTILINE), output
+    overhead = re.search(r"^overhead per call: (-?[\d.]+) ms", output, re.MULTILINE)
+    assert overhead is not None, output
+    # The difference of the two medians, all three printed to 0.01 ms.
+    assert number(overhead[1]) == pytest.approx(medians[0] - medians[1], abs=0.016)
+
+
+def test_durable_overhead_splits_a_durable_run_into_work_and_orchestration() -> None:
+    output = quick("durable_overhead")
+    [table] = tables(output)
+    durable, baseline = table
+    assert (durable["task"], durable["runtime"]) == ("bugfix-median", "durable")
+    wall, inside, steps = (number(durable[column]) for column in ("wall s", "in activities s", "steps"))
+    assert wall > 0 and inside > 0 and steps >= 1 and number(durable["activities"]) >= steps
+    # One run: its orchestration is its wall time less its time in activities, per step (both
+    # printed to 0.01 s, hence the tolerance).
+    assert number(durable["orchestration ms/step"]) == pytest.approx(
+        (wall - inside) / steps * 1000, abs=10 / steps + 0.1
+    )
+    assert (baseline["task"], baseline["runtime"]) == ("bugfix-median", "baseline")
+    assert number(baseline["wall s"]) > 0 and number(baseline["steps"]) >= 1
+    assert (baseline["activities"], baseline["in activities s"], baseline["orchestration ms/step"]) == ("-", "-", "0")
+    ops_tasks = [task.spec.id for task in list_tasks() if ops_world.seed_file(task.fixture_dir) is not None]
+    assert f"Not timed (they need the operations service): {', '.join(ops_tasks)}" in output
+
+
+def test_recovery_times_a_kill_and_weighs_a_history() -> None:
+    recovery, history = tables(quick("recovery"))
+    [kill] = recovery
+    assert (kill["kill point"], kill["retried activity"]) == ("after the effect", "execute_tool")
+    low, median, high = (number(kill[column]) for column in ("min", "recovery s (median)", "max"))
+    assert 0 < low == median == high, kill  # one kill: its time is the min, the median and the max
+    [run] = history
+    assert run["task"] == "refund-duplicate-charge"
+    steps, events = number(run["steps"]), number(run["history events"])
+    assert steps >= 1 and events > steps
+    assert number(run["history bytes per step"]) > 0
