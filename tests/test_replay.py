@@ -27,7 +27,23 @@ def test_the_representative_runs_are_recorded() -> None:
         "approval",
         "continued",
         "budget_exhausted",
+        "draft_plan",
     }
+
+
+def test_both_names_of_the_planning_activity_are_recorded() -> None:
+    """Runs started before ADR 4 scheduled `plan`; later ones schedule `draft_plan`."""
+
+    def scheduled(name: str) -> set[str]:
+        events = json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())["events"]
+        return {
+            event["activityTaskScheduledEventAttributes"]["activityType"]["name"]
+            for event in events
+            if event["eventType"] == "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"
+        }
+
+    assert "plan" in scheduled("rename_refactor") and "draft_plan" not in scheduled("rename_refactor")
+    assert "draft_plan" in scheduled("draft_plan") and "plan" not in scheduled("draft_plan")
 
 
 def test_both_endings_of_a_run_that_did_not_complete_are_recorded() -> None:

@@ -23,8 +23,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from contracts import Approve, FileContains, PolicyProfile, ProviderConfig, RunRequest
-from experiments.catalog import load_task
-from starter.run_request import build_request
+from lab.catalog import load_task
+from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from worker import build_worker
 from workflows import AgentRunWorkflow
@@ -99,6 +99,8 @@ async def main() -> None:
                         # Recorded after runs that did not complete began to fail their workflow.
                         spent = build_request(load_task("bugfix-median"), "durable", max_steps=1)
                         await record(env.client, "budget_exhausted", spent)
+                        # Recorded after the `plan` activity became `draft_plan` (ADR 4).
+                        await record(env.client, "draft_plan", build_request(load_task("bugfix-median"), "durable"))
                         await record(env.client, "approval", approval_request(Path(scratch)), approve=True)
                     else:
                         await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
