@@ -52,7 +52,7 @@ async def verify(run: Run, proposal: ActionProposal) -> Verdict:
     )
 
 
-async def record(run: Run, closing: RecordStepInput) -> RecordStepResult:
+async def record(closing: RecordStepInput) -> RecordStepResult:
     return await workflow.execute_local_activity(
         record_step,
         closing,

@@ -46,7 +46,6 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
     if end.check is not None:
         events.append(run.entries.entry("postconditions", now, step, passed=end.check.passed, result=end.check))
     recorded = await calls.record(
-        run,
         RecordStepInput(
             run_id=run.run_id,
             workspace=snapshot.workspace,
