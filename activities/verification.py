@@ -4,16 +4,21 @@ not workflow code."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from temporalio import activity
 
 from activities.boundary import activity_boundary
 from agent.verification import verify
-from contracts import Verdict, VerifyProposalInput
+from contracts import Verdict
+from contracts.envelopes import VerifyProposalInput
 
 
 @activity.defn
 async def verify_proposal(request: VerifyProposalInput) -> Verdict:
     async with activity_boundary(heartbeat=False):
-        return verify(Path(request.workspace), request.proposal, request.profile)
+        # In a thread: fingerprinting the workspace reads its files.
+        return await asyncio.to_thread(
+            verify, Path(request.workspace), request.proposal, request.profile, request.executed
+        )

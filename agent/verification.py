@@ -8,20 +8,31 @@ approval, by the tool's own rule or because its risk is above the run's profile?
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from agent.fingerprint import workspace_fingerprint
 from agent.policy import check_command
 from agent.tools.paths import resolve_in_workspace
 from agent.tools.registry import TOOLS
 from agent.tools.shell import RunCommandArgs
-from contracts import ActionProposal, ReasonCode, Verdict
+from contracts import ActionProposal, ExecutedCall, ReasonCode, ToolResult, Verdict
+from contracts.approval import proposal_digest
 from contracts.errors import InvalidPath, PathOutsideWorkspace
 from contracts.policy import PolicyProfile
 
 
-def verify(workspace: Path, proposal: ActionProposal, profile: PolicyProfile = PolicyProfile.DEVELOPER) -> Verdict:
+def verify(
+    workspace: Path,
+    proposal: ActionProposal,
+    profile: PolicyProfile = PolicyProfile.DEVELOPER,
+    executed: Sequence[ExecutedCall] | None = None,
+) -> Verdict:
+    """`executed`: the run's earlier successful calls. Given (a runtime's verifier), the
+    workspace is fingerprinted (blocking: it reads the files) and a call that already ran on
+    the same files is refused; None (a policy check alone) skips both."""
     if proposal.kind != "tool_call":
         return _reject(ReasonCode.NOT_A_TOOL_CALL, f"a {proposal.kind} proposal runs no tool")
     tool = TOOLS.get(proposal.tool or "")
@@ -43,12 +54,52 @@ def verify(workspace: Path, proposal: ActionProposal, profile: PolicyProfile = P
         finding = check_command(arguments.command, workspace)
         if finding is not None:
             return _reject(finding.code, finding.message)
+    fingerprint = ""
+    if executed is not None:
+        fingerprint = workspace_fingerprint(workspace)
+        if (earlier := _same_call(executed, proposal_digest(proposal), fingerprint)) is not None:
+            return _reject(
+                ReasonCode.REPEATED_ACTION,
+                f"the same call ran at step {earlier.step} on the same files and returned: {earlier.result}. "
+                "Running it again would tell you nothing new: change something first, or do something else",
+            )
     if tool.approval_rule is not None and (reason := tool.approval_rule(arguments)):
-        return Verdict(decision="needs_approval", reason_code=ReasonCode.APPROVAL_RULE, message=reason)
+        return Verdict(
+            decision="needs_approval", reason_code=ReasonCode.APPROVAL_RULE, message=reason, fingerprint=fingerprint
+        )
     if not profile.permits(tool.risk):
         message = f"{tool.name} is a {tool.risk} action, above the run's {profile} profile"
-        return Verdict(decision="needs_approval", reason_code=ReasonCode.RISK_ABOVE_PROFILE, message=message)
-    return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
+        return Verdict(
+            decision="needs_approval",
+            reason_code=ReasonCode.RISK_ABOVE_PROFILE,
+            message=message,
+            fingerprint=fingerprint,
+        )
+    return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED, fingerprint=fingerprint)
+
+
+def executed_call(step: int, proposal: ActionProposal, verdict: Verdict, result: ToolResult) -> ExecutedCall | None:
+    """What to remember of a call that ran: only a success on fingerprinted files (a failed or
+    timed-out call may be retried as it was)."""
+    if not result.ok or not verdict.fingerprint:
+        return None
+    said = result.summary()
+    if result.output.strip():
+        said += f" ({_gist(result.output)})"
+    return ExecutedCall(step=step, digest=proposal_digest(proposal), fingerprint=verdict.fingerprint, result=said)
+
+
+def _gist(output: str, limit: int = 160) -> str:
+    """The output's last lines, in one short line: where a test run or a command says how it went."""
+    text = " / ".join(line.strip() for line in output.strip().splitlines()[-3:] if line.strip())
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _same_call(executed: Sequence[ExecutedCall], digest: str, fingerprint: str) -> ExecutedCall | None:
+    for earlier in reversed(executed):
+        if earlier.digest == digest and earlier.fingerprint == fingerprint:
+            return earlier
+    return None
 
 
 def describe_validation_error(error: ValidationError) -> str:

@@ -20,9 +20,10 @@ from agent.execution import execute
 from agent.model_calls import propose_action
 from agent.postconditions import check
 from agent.step_log import StepLog
-from agent.verification import verify
+from agent.verification import executed_call, verify
 from agent.workspace import prepare_workspace
 from contracts import (
+    ExecutedCall,
     ExecuteToolInput,
     PrepareWorkspaceInput,
     ProposeActionInput,
@@ -51,6 +52,7 @@ class BaselineLoop:
         usage = Usage()
         self._failed_attempts = Usage()
         conversation = StepLog()
+        executed: list[ExecutedCall] = []
         prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
         prepared_workspace = await prepare_workspace(prepared)
         workspace = prepared_workspace.path
@@ -87,8 +89,10 @@ class BaselineLoop:
                 outcome, reason = RunState.COMPLETED, ""
                 break
             # By default no verifier: what the model proposes runs.
+            verdict = None
             if request.baseline_verifies:
-                verdict = verify(Path(workspace), proposal, request.profile)
+                # The same verifier as the durable runtime's, repeated-action check included.
+                verdict = await asyncio.to_thread(verify, Path(workspace), proposal, request.profile, executed)
                 if not verdict.allowed:
                     said = feedback.after_verdict(verdict)
                     rejected = conversation.record(
@@ -104,6 +108,8 @@ class BaselineLoop:
             except LabError as error:
                 outcome, reason = RunState.FAILED, f"tool call failed: {type(error).__name__}: {error}"
                 break
+            if verdict is not None and (ran := executed_call(step, proposal, verdict, result)) is not None:
+                executed.append(ran)
             record = conversation.record(
                 step,
                 request.task_id,

@@ -50,6 +50,8 @@ class ReasonCode(StrEnum):
     SECRET_ACCESS = "secret_access"
     UNANALYZABLE_COMMAND = "unanalyzable_command"
     DYNAMIC_CODE = "dynamic_code"
+    # The same call again on files it cannot have changed: it would tell the model nothing new
+    REPEATED_ACTION = "repeated_action"
     # Allowed only with a person's approval
     RISK_ABOVE_PROFILE = "risk_above_profile"
     APPROVAL_RULE = "approval_rule"
@@ -62,10 +64,25 @@ class Verdict(BaseModel):
     decision: Decision
     reason_code: ReasonCode
     message: str = ""
+    # The workspace's content fingerprint when the call was verified ("" when not taken): with
+    # the call's digest, what the repeated-action check compares.
+    fingerprint: str = ""
 
     @property
     def allowed(self) -> bool:
         return self.decision == "allow"
+
+
+class ExecutedCall(BaseModel):
+    """A tool call that ran and succeeded, as the repeated-action check remembers it."""
+
+    step: int
+    # proposal_digest: the tool and its arguments.
+    digest: str
+    # The workspace's content fingerprint before it ran.
+    fingerprint: str
+    # What it returned, in a line (ToolResult.summary()).
+    result: str
 
 
 class RiskLevel(StrEnum):

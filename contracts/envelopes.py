@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from contracts.actions import ActionProposal
+from contracts.actions import ActionProposal, ExecutedCall
 from contracts.goal import GoalSpec
 from contracts.ledger import LedgerEntry, check_run_id
 from contracts.plan import Plan, PlanTask
@@ -96,6 +96,8 @@ class VerifyProposalInput(BaseModel):
     workspace: str
     proposal: ActionProposal
     profile: PolicyProfile = PolicyProfile.DEVELOPER
+    # The run's earlier successful calls: the same one again on unchanged files is refused.
+    executed: list[ExecutedCall] = Field(default_factory=list)
 
 
 class ExecuteToolInput(BaseModel):

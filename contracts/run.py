@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from contracts.actions import ActionProposal, Verdict
+from contracts.actions import ActionProposal, ExecutedCall, Verdict
 from contracts.approval import ApprovalDecision, PendingApproval
 from contracts.budget import RunBudget
 from contracts.goal import GoalSpec
@@ -69,6 +69,8 @@ class RunSnapshot(BaseModel):
     task_waited_s: float = 0.0
     pending_approval: PendingApproval | None = None
     approvals: list[ApprovalDecision] = Field(default_factory=list)
+    # Tool calls that ran and succeeded, for the repeated-action check.
+    executed: list[ExecutedCall] = Field(default_factory=list)
 
 
 class RunRequest(BaseModel):

@@ -45,7 +45,12 @@ async def check(run: Run, postconditions: list[Postcondition], summary: str) -> 
 async def verify(run: Run, proposal: ActionProposal) -> Verdict:
     return await workflow.execute_local_activity(
         verify_proposal,
-        VerifyProposalInput(workspace=run.snapshot.workspace, proposal=proposal, profile=run.request.profile),
+        VerifyProposalInput(
+            workspace=run.snapshot.workspace,
+            proposal=proposal,
+            profile=run.request.profile,
+            executed=run.snapshot.executed,
+        ),
         start_to_close_timeout=options.VERIFY.start_to_close,
         retry_policy=options.VERIFY.retry,
         summary=f"step {run.snapshot.step}: verify {proposal.describe()}",

@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.model_calls import propose_action
     from agent import feedback
     from agent.budget import Spent, exhausted
+    from agent.verification import executed_call
     from contracts import ActionProposal, ExecuteToolInput, PlanTask, ProposeActionInput, RunState, Usage
     from workflows import activity_options as options
     from workflows import calls
@@ -115,6 +116,8 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
     )
     summary = f"step {snapshot.step}: {proposal.describe()}"
     result = await calls.call(execute_tool, execution, options.EXECUTE, summary)
+    if (ran := executed_call(snapshot.step, proposal, verdict, result)) is not None:
+        snapshot.executed.append(ran)
     if not result.ok:
         said = feedback.after_tool(result, None)
         await end_step(run, task, StepEnd("rejected", proposal, usage, said, verdict, result))
