@@ -14,8 +14,12 @@ can help; everything else about an error's handling follows from where it sits h
      ├── WorkspaceError          a fixture could not be copied into a workspace
      ├── CheckpointError         a workspace's checkpoint repository is missing or broken
      ├── ToolError               a tool could not do what was asked: a failed ToolResult
-     │    └── InvalidPath        a path no tool may use (NUL byte, symlink loop, ...)
-     │         └── PathOutsideWorkspace
+     │    ├── InvalidPath        a path no tool may use (NUL byte, symlink loop, ...)
+     │    │    └── PathOutsideWorkspace
+     │    ├── TextNotFound       an edit's text is not in the file (the message shows the
+     │    │                      nearest match, so the model can correct itself)
+     │    └── SyntaxCheckFailed  an edit would leave a Python file that does not compile:
+     │                           refused, the file left as it was
      ├── ToolUnavailable         the system a tool acts on did not answer (retryable: the
      │                           same idempotency key makes the retry safe)
      ├── SandboxUnavailable      the configured sandbox cannot run commands here
@@ -98,6 +102,14 @@ class InvalidPath(ToolError):
 
 
 class PathOutsideWorkspace(InvalidPath):
+    pass
+
+
+class TextNotFound(ToolError):
+    pass
+
+
+class SyntaxCheckFailed(ToolError):
     pass
 
 

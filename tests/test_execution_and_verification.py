@@ -133,7 +133,7 @@ def test_path_with_nul_byte_is_refused_not_raised(workspace: Path) -> None:
 async def test_execute_read_file_returns_output(workspace: Path) -> None:
     result = await run(workspace, call("read_file", path="a.txt"))
     assert result.ok
-    assert result.output == "alpha beta\n"
+    assert result.output == "a.txt (lines 1-1 of 1)\n1| alpha beta"
     assert result.error is None
     assert result.backend == "in-process"
 

@@ -88,9 +88,9 @@ def test_symlink_staying_inside_is_allowed(workspace: Path) -> None:
 # --- file tools ----------------------------------------------------------------------------
 
 
-async def test_read_file_returns_content(workspace: Path) -> None:
+async def test_read_file_returns_numbered_content(workspace: Path) -> None:
     (workspace / "a.txt").write_text("hello\nworld\n")
-    assert await read_file(ctx(workspace), ReadFileArgs(path="a.txt")) == "hello\nworld\n"
+    assert await read_file(ctx(workspace), ReadFileArgs(path="a.txt")) == "a.txt (lines 1-2 of 2)\n1| hello\n2| world"
 
 
 async def test_read_missing_file_raises_tool_error(workspace: Path) -> None:
@@ -106,8 +106,8 @@ async def test_read_file_outside_workspace_is_refused(workspace: Path) -> None:
 async def test_read_large_file_is_truncated(workspace: Path) -> None:
     (workspace / "big.txt").write_text("HEAD" + "x" * 50_000 + "TAIL")
     text = await read_file(ctx(workspace), ReadFileArgs(path="big.txt"))
-    assert len(text) < 9000
-    assert text.startswith("HEAD") and text.endswith("TAIL")
+    assert len(text) < 4000
+    assert text.startswith("big.txt (lines 1-1 of 1)\n1| HEAD") and text.endswith("TAIL")
 
 
 async def test_write_file_creates_parent_directories(workspace: Path) -> None:

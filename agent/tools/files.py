@@ -10,18 +10,38 @@ import asyncio
 import os
 import stat
 import uuid
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
 from agent.tools.context import ToolContext
-from agent.tools.output import truncate
+from agent.tools.nearest import not_found_message
+from agent.tools.output import MAX_OUTPUT_CHARS
 from agent.tools.paths import resolve_in_workspace
-from contracts.errors import ToolError
+from agent.tools.syntax import check_edit
+from agent.tools.viewer import split_lines, view
+from contracts.errors import TextNotFound, ToolError
 
 # Never shown to a model: machinery, not content.
 _HIDDEN_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 _MAX_LISTED = 500
+# Lines shown around an edit, before and after it.
+_CONTEXT_LINES = 2
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+# An optional line number, shown to a model as a plain integer: a small model's prompt has no
+# room for an Optional's `anyOf` and its null default. Fields a name explains go undescribed
+# (every prompt lists every tool's schema).
+OptionalLine = Annotated[
+    Annotated[int, Field(ge=1)] | None, WithJsonSchema({"type": "integer"}), Field(json_schema_extra=_no_default)
+]
 
 
 class _Arguments(BaseModel):
@@ -30,6 +50,14 @@ class _Arguments(BaseModel):
 
 class ReadFileArgs(_Arguments):
     path: str = Field(description="File path relative to the workspace root.")
+    start_line: OptionalLine = None
+    end_line: OptionalLine = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.start_line is not None and self.end_line is not None and self.end_line < self.start_line:
+            raise ValueError("end_line is before start_line")
+        return self
 
 
 class WriteFileArgs(_Arguments):
@@ -46,6 +74,19 @@ class ReplaceInFileArgs(_Arguments):
     )
 
 
+class EditLinesArgs(_Arguments):
+    path: str = Field(description="File path relative to the workspace root.")
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=0, description="start_line - 1 inserts")
+    new: str
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.end_line < self.start_line - 1:
+            raise ValueError("end_line is before start_line")
+        return self
+
+
 class ListFilesArgs(_Arguments):
     path: str = Field(default=".", description="Directory relative to the workspace root.")
 
@@ -53,29 +94,37 @@ class ListFilesArgs(_Arguments):
 async def read_file(ctx: ToolContext, args: ReadFileArgs) -> str:
     target = resolve_in_workspace(ctx.workspace, args.path)
     text = await asyncio.to_thread(_read_text, target, args.path)
-    return truncate(text)[0]
+    return view(args.path, split_lines(text), args.start_line or 1, args.end_line)
 
 
 async def write_file(ctx: ToolContext, args: WriteFileArgs) -> str:
     target = resolve_in_workspace(ctx.workspace, args.path)
-    await asyncio.to_thread(_write_text, ctx.workspace, target, args.content, args.path)
-    return f"wrote {len(args.content)} characters to {args.path}"
+
+    def write() -> str:
+        old = _read_text(target, args.path) if target.is_file() else None
+        warning = check_edit(args.path, args.content, old)
+        _write_text(ctx.workspace, target, args.content, args.path)
+        return _with(f"wrote {len(args.content)} characters to {args.path}", warning)
+
+    return await asyncio.to_thread(write)
 
 
 async def replace_in_file(ctx: ToolContext, args: ReplaceInFileArgs) -> str:
     target = resolve_in_workspace(ctx.workspace, args.path)
 
-    def replace() -> int:
-        text = _read_text(target, args.path, strict=True)
+    def replace(text: str) -> tuple[str, str]:
         found = text.count(args.old)
         if found == 0:
-            raise ToolError(f"text to replace not found in {args.path}")
+            raise TextNotFound(not_found_message(args.path, text, args.old))
         replaced = found if args.count is None else min(found, args.count)
-        _write_text(ctx.workspace, target, text.replace(args.old, args.new, replaced), args.path)
-        return replaced
+        return text.replace(args.old, args.new, replaced), f"replaced {replaced} occurrence(s) in {args.path}"
 
-    replaced = await asyncio.to_thread(replace)
-    return f"replaced {replaced} occurrence(s) in {args.path}"
+    return await asyncio.to_thread(_edit, ctx.workspace, target, args.path, replace)
+
+
+async def edit_lines(ctx: ToolContext, args: EditLinesArgs) -> str:
+    target = resolve_in_workspace(ctx.workspace, args.path)
+    return await asyncio.to_thread(_edit, ctx.workspace, target, args.path, partial(_replace_lines, args))
 
 
 async def list_files(ctx: ToolContext, args: ListFilesArgs) -> str:
@@ -83,8 +132,14 @@ async def list_files(ctx: ToolContext, args: ListFilesArgs) -> str:
     if not root.is_dir():
         raise ToolError(f"not a directory: {args.path}")
     files = await asyncio.to_thread(workspace_files, ctx.workspace, root)
-    shown = files[:_MAX_LISTED]
-    more = f"\n... and {len(files) - _MAX_LISTED} more" if len(files) > _MAX_LISTED else ""
+    shown: list[str] = []
+    used = 0
+    for name in files[:_MAX_LISTED]:
+        used += len(name) + 1
+        if used > MAX_OUTPUT_CHARS - 100:
+            break
+        shown.append(name)
+    more = f"\n... and {len(files) - len(shown)} more (list a subdirectory)" if len(files) > len(shown) else ""
     return "\n".join(shown) + more if shown else "(no files)"
 
 
@@ -99,6 +154,42 @@ def workspace_files(workspace: Path, under: Path | None = None) -> list[str]:
             continue
         found.append(relative.as_posix())
     return found
+
+
+def _edit(workspace: Path, target: Path, shown_as: str, change: Callable[[str], tuple[str, str]]) -> str:
+    """Read, change, check, write: an edit that fails its check leaves the file untouched.
+    `change` gives the new text and what it did; that is returned, with the check's warning
+    if any. Blocking."""
+    old = _read_text(target, shown_as, strict=True)
+    new, said = change(old)
+    warning = check_edit(shown_as, new, old)
+    _write_text(workspace, target, new, shown_as)
+    return _with(said, warning)
+
+
+def _replace_lines(args: EditLinesArgs, text: str) -> tuple[str, str]:
+    """`text` with lines start..end replaced, and the edited region as the model will see it."""
+    old_lines = split_lines(text)
+    if args.start_line > len(old_lines) + 1 or args.end_line > len(old_lines):
+        asked = f"lines {args.start_line}-{args.end_line}"
+        raise ToolError(f"{args.path} has {len(old_lines)} lines: {asked} are not in it")
+    new_lines = split_lines(args.new)
+    if new_lines and not new_lines[-1].endswith("\n") and (args.end_line < len(old_lines) or text.endswith("\n")):
+        new_lines[-1] += "\r\n" if old_lines[0].endswith("\r\n") else "\n"
+    lines = old_lines[: args.start_line - 1] + new_lines + old_lines[args.end_line :]
+    if args.end_line < args.start_line:
+        said = f"inserted {len(new_lines)} lines before line {args.start_line} of {args.path}"
+    else:
+        said = f"replaced lines {args.start_line}-{args.end_line} of {args.path} with {len(new_lines)} lines"
+    if not lines:
+        return "", f"{said}; it is now empty"
+    first = min(max(args.start_line - _CONTEXT_LINES, 1), len(lines))
+    last = args.start_line + len(new_lines) - 1 + _CONTEXT_LINES
+    return "".join(lines), f"{said}; now:\n{view(args.path, lines, first, last)}"
+
+
+def _with(said: str, warning: str | None) -> str:
+    return f"{said}\n{warning}" if warning else said
 
 
 def _write_text(workspace: Path, target: Path, text: str, shown_as: str) -> None:

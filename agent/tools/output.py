@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-MAX_OUTPUT_CHARS = 8000
+# Every observation fits a small model's context (4,096 tokens, about 12,000 characters, in
+# which the instructions, the tool list and the assignment take about 5,000): two or three full
+# observations fit beside them. With its note, a cut text stays under the 2,600 characters a
+# prompt keeps of a step's feedback (agent/providers/prompts.py), the runtime's status included.
+MAX_OUTPUT_CHARS = 2400
 
 
 def truncate(text: str, limit: int = MAX_OUTPUT_CHARS) -> tuple[str, bool]:

@@ -13,8 +13,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent.sandbox import CommandOutcome
-from agent.tools import files, ops, shell
+from agent.tools import files, ops, search, shell
 from agent.tools.context import ToolContext
+from agent.tools.output import truncate
+from agent.tools.viewer import WINDOW_LINES
 from contracts import RiskLevel, ToolSpec
 
 ToolRun = Callable[[ToolContext, Any], Awaitable[str | CommandOutcome]]
@@ -54,13 +56,35 @@ class Tool:
         )
 
 
+def _bounded(run: ToolRun) -> ToolRun:
+    """Every observation fits a small model's context: text past MAX_OUTPUT_CHARS is cut, with a
+    note of how much. A command's outcome passes as it is: run_command bounds its own, keeping
+    the whole output as an artifact."""
+
+    async def bounded(ctx: ToolContext, arguments: Any) -> str | CommandOutcome:
+        outcome = await run(ctx, arguments)
+        return truncate(outcome)[0] if isinstance(outcome, str) else outcome
+
+    return bounded
+
+
+# Descriptions are one short sentence: every prompt lists every tool, and a small model's
+# context is 4,096 tokens.
 _TOOLS = (
     Tool(
         "read_file",
-        "Read a text file from the workspace.",
+        f"Show a file's numbered lines, {WINDOW_LINES} at a time.",
         files.ReadFileArgs,
         RiskLevel.READ,
-        files.read_file,
+        _bounded(files.read_file),
+        path_fields=("path",),
+    ),
+    Tool(
+        "search",
+        "Find the lines of workspace files that contain pattern.",
+        search.SearchArgs,
+        RiskLevel.READ,
+        _bounded(search.search),
         path_fields=("path",),
     ),
     Tool(
@@ -68,7 +92,7 @@ _TOOLS = (
         "List the files under a workspace directory.",
         files.ListFilesArgs,
         RiskLevel.READ,
-        files.list_files,
+        _bounded(files.list_files),
         path_fields=("path",),
     ),
     Tool(
@@ -76,7 +100,7 @@ _TOOLS = (
         "Create or overwrite a workspace file with the given content.",
         files.WriteFileArgs,
         RiskLevel.WRITE,
-        files.write_file,
+        _bounded(files.write_file),
         path_fields=("path",),
     ),
     Tool(
@@ -84,7 +108,15 @@ _TOOLS = (
         "Replace exact text in a workspace file.",
         files.ReplaceInFileArgs,
         RiskLevel.WRITE,
-        files.replace_in_file,
+        _bounded(files.replace_in_file),
+        path_fields=("path",),
+    ),
+    Tool(
+        "edit_lines",
+        "Replace lines start_line to end_line of a file with new.",
+        files.EditLinesArgs,
+        RiskLevel.WRITE,
+        _bounded(files.edit_lines),
         path_fields=("path",),
     ),
     Tool(
@@ -100,7 +132,7 @@ _TOOLS = (
         "Refund part or all of an order through the payments service. Amounts are in cents.",
         ops.IssueRefundArgs,
         RiskLevel.EXTERNAL_EFFECT,
-        ops.issue_refund,
+        _bounded(ops.issue_refund),
         external_effects=True,
         probe=ops.find_refund,
         approval_rule=ops.refund_approval,
@@ -110,7 +142,7 @@ _TOOLS = (
         "Open a support ticket in the ticketing service.",
         ops.CreateTicketArgs,
         RiskLevel.EXTERNAL_EFFECT,
-        ops.create_ticket,
+        _bounded(ops.create_ticket),
         external_effects=True,
         probe=ops.find_ticket,
     ),
@@ -119,7 +151,7 @@ _TOOLS = (
         "Disable an active user account, so its user can no longer sign in.",
         ops.DisableAccountArgs,
         RiskLevel.EXTERNAL_EFFECT,
-        ops.disable_account,
+        _bounded(ops.disable_account),
         external_effects=True,
         probe=ops.find_disabled_account,
     ),
