@@ -29,6 +29,8 @@ def load_config(path: Path) -> ExperimentConfig:
         config = ExperimentConfig.model_validate(raw)
     except ValidationError as error:
         raise ConfigError(f"{path}: {first_problem(error)}") from None
+    if config.tags:
+        config = _select_by_tags(path, config)
     for field, ids in [("tasks", config.tasks)] + [
         (f"scenarios.{index}.tasks", scenario.tasks or []) for index, scenario in enumerate(config.scenarios)
     ]:
@@ -43,3 +45,17 @@ def load_config(path: Path) -> ExperimentConfig:
             except TaskError as error:
                 raise ConfigError(f"{path}: {field}: {error}") from None
     return config
+
+
+def _select_by_tags(path: Path, config: ExperimentConfig) -> ExperimentConfig:
+    """`tasks` narrowed to the tasks that carry every tag of `tags`. An unknown id is kept, for
+    the check that follows to name it."""
+    tags_of = {task.spec.id: set(task.spec.tags) for task in list_tasks()}
+    wanted = set(config.tags)
+    selected = [task_id for task_id in config.tasks if wanted <= tags_of.get(task_id, wanted)]
+    if not selected:
+        theirs = ", ".join(sorted(set().union(*(tags_of[task_id] for task_id in config.tasks)))) or "none"
+        raise ConfigError(
+            f"{path}: tags: none of the tasks carries every tag of {', '.join(config.tags)} (their tags: {theirs})"
+        )
+    return config.model_copy(update={"tasks": selected})

@@ -33,6 +33,13 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "refund-duplicate-charge",
         "refund-needs-approval",
         "rename-refactor",
+        "small-add-function",
+        "small-config-value",
+        "small-docstring-example",
+        "small-fix-import",
+        "small-off-by-one",
+        "small-ops-two-effects",
+        "small-rename-two-files",
     ]
 
 

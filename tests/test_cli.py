@@ -128,6 +128,13 @@ def test_tasks_lists_ids_first() -> None:
         "refund-duplicate-charge",
         "refund-needs-approval",
         "rename-refactor",
+        "small-add-function",
+        "small-config-value",
+        "small-docstring-example",
+        "small-fix-import",
+        "small-off-by-one",
+        "small-ops-two-effects",
+        "small-rename-two-files",
     ]
 
 

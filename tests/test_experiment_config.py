@@ -22,7 +22,7 @@ def write(tmp_path: Path, config: dict[str, object]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["quickstart", "core", "real"])
+@pytest.mark.parametrize("name", ["quickstart", "core", "real", "small"])
 def test_the_shipped_configs_load(name: str) -> None:
     config = load_config(CONFIGS_DIR / f"{name}.yaml")
     assert config.trials >= (2 if name == "quickstart" else 4)
@@ -39,6 +39,19 @@ def test_core_covers_every_task_and_every_fault_kind() -> None:
         "after_effect",
         "tool_execution",
     }
+
+
+def test_tags_narrow_the_tasks_to_those_that_carry_every_tag(tmp_path: Path) -> None:
+    from lab.catalog import list_tasks
+
+    small = load_config(CONFIGS_DIR / "small.yaml")
+    assert small.tasks == [task.spec.id for task in list_tasks() if "small" in task.spec.tags]
+    assert len(small.tasks) >= 6
+    assert small.runtimes == ["durable", "baseline", "baseline+verifier"]
+    both = load_config(write(tmp_path, {**GOOD, "tasks": "all", "tags": ["small", "ops"]}))
+    assert both.tasks == ["small-ops-two-effects"]
+    named = load_config(write(tmp_path, {**GOOD, "tasks": ["bugfix-median", "small-off-by-one"], "tags": ["small"]}))
+    assert named.tasks == ["small-off-by-one"]
 
 
 def test_trials_are_planned_per_runtime_task_scenario_and_seed() -> None:
@@ -59,6 +72,8 @@ def test_trials_are_planned_per_runtime_task_scenario_and_seed() -> None:
     ("change", "fragment"),
     [
         ({"tasks": ["bugfix-median", "no-such-task"]}, "tasks: unknown task 'no-such-task'"),
+        ({"tags": ["small"]}, "tags: none of the tasks carries every tag of small (their tags: bugfix, coding)"),
+        ({"tasks": ["no-such-task"], "tags": ["small"]}, "tasks: unknown task 'no-such-task'"),
         ({"trials": -1}, "trials: Input should be greater than or equal to 1"),
         ({"scenarios": [{"name": "x", "kind": "meteor_strike"}]}, "scenarios.0.kind"),
         ({"scenarios": [{"name": "x", "kind": "kill"}]}, "a kill fault needs a point"),

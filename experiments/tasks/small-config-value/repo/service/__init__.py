@@ -1,0 +1,1 @@
+"""A small HTTP client's settings."""

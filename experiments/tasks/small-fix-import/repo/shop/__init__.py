@@ -1,0 +1,1 @@
+"""Prices in cents and the lines of a receipt."""

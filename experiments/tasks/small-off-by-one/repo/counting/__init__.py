@@ -1,0 +1,1 @@
+"""Tiny helpers for counting."""

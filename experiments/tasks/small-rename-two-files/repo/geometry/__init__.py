@@ -1,0 +1,1 @@
+"""Rectangles: their area and a one-line description."""

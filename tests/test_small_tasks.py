@@ -1,0 +1,116 @@
+"""The small-model tier: tasks tagged `small`, within reach of a 0.5B model.
+
+Each is tiny (a few short files, an explicit goal, a tight budget), and each is graded for
+real: the scripted oracle solves it in both runtimes, judged by the one checker on the run's
+own end state, and a run that finishes at once, doing nothing, fails in both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+import yaml
+from temporalio.client import Client
+
+from agent.postconditions import check
+from baseline import BaselineLoop
+from contracts import ProviderConfig, RunRequest, RunResult, RunState
+from experiments.ops_service import OpsServiceProcess
+from lab.catalog import list_tasks, load_task
+from lab.run_request import build_request
+from tests.runs import execute_run
+from worker import build_worker
+
+SMALL_TASKS = [
+    "small-add-function",
+    "small-config-value",
+    "small-docstring-example",
+    "small-fix-import",
+    "small-off-by-one",
+    "small-ops-two-effects",
+    "small-rename-two-files",
+]
+ORACLE_TOOLS = {"read_file", "write_file", "replace_in_file", "run_command", "issue_refund", "create_ticket"}
+# A model that says "done" at once: what passes this has graded nothing.
+DO_NOTHING = {
+    "goal": {"summary": "Nothing to do."},
+    "plan": [{"id": "nothing", "title": "Do nothing", "actions": [{"kind": "finish", "thought": "Done."}]}],
+}
+
+
+@pytest.fixture
+def ops_url(service: OpsServiceProcess, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("AGENT_LAB_OPS_URL", service.url)
+    return service.url
+
+
+async def run_durable(client: Client, task_queue: str, request: RunRequest) -> RunResult:
+    async with build_worker(client, task_queue):
+        return await execute_run(client, request, task_queue)
+
+
+async def both_runtimes(
+    task_id: str, client: Client, task_queue: str, provider: ProviderConfig | None = None
+) -> list[tuple[RunRequest, RunResult]]:
+    """The task in each runtime, side by side: [(request, result)] for the baseline, then the durable."""
+    task = load_task(task_id)
+    requests = [build_request(task, runtime, provider=provider) for runtime in ("baseline", "durable")]
+    results = await asyncio.gather(
+        BaselineLoop(retry_delay_s=0).run(requests[0]), run_durable(client, task_queue, requests[1])
+    )
+    return list(zip(requests, results, strict=True))
+
+
+def test_the_small_tag_selects_the_tier() -> None:
+    assert [task.spec.id for task in list_tasks() if "small" in task.spec.tags] == SMALL_TASKS
+
+
+@pytest.mark.parametrize("task_id", SMALL_TASKS)
+def test_a_small_task_is_small(task_id: str) -> None:
+    task = load_task(task_id)
+    assert {"coding", "ops"} & set(task.spec.tags)
+    assert task.spec.budget.max_steps <= 10
+    # A per-task cap below the run's would give the durable runtime fewer steps than the baseline.
+    assert task.spec.budget.max_steps_per_task == task.spec.budget.max_steps
+    files = [path for path in task.fixture_dir.rglob("*") if path.is_file()]
+    assert 1 <= len(files) <= 6
+    assert all(len(path.read_text(encoding="utf-8").splitlines()) < 60 for path in files)
+    # The oracle uses the tools every model has, nothing made for it.
+    assert task.script is not None
+    used = {action.tool for planned in task.script.plan for action in planned.actions if action.kind == "tool_call"}
+    assert used <= ORACLE_TOOLS, used - ORACLE_TOOLS
+    assert len(task.script.actions_for(None)) <= task.spec.budget.max_steps
+
+
+@pytest.mark.parametrize("task_id", SMALL_TASKS)
+async def test_the_oracle_solves_it_in_both_runtimes(
+    ops_url: str, client: Client, task_queue: str, task_id: str
+) -> None:
+    task = load_task(task_id)
+    for request, result in await both_runtimes(task_id, client, task_queue):
+        assert result.outcome == RunState.COMPLETED, (request.runtime, result.reason)
+        assert Path(result.workspace) != task.fixture_dir
+        # Judged apart from what the runtime says, on the run's real files and service tenant.
+        judged = await check(Path(result.workspace), task.spec.postconditions, request.world_id)
+        assert judged.passed, (request.runtime, judged.failures())
+        rejected = [step for step in result.steps if step.outcome != "committed"]
+        assert rejected == [], [(request.runtime, step.step, step.reason) for step in rejected]
+        assert len(result.steps) <= task.spec.budget.max_steps
+
+
+@pytest.mark.parametrize("task_id", SMALL_TASKS)
+async def test_doing_nothing_fails_in_both_runtimes(
+    ops_url: str, client: Client, task_queue: str, task_id: str, tmp_path: Path
+) -> None:
+    task = load_task(task_id)
+    script = tmp_path / "do_nothing.yaml"
+    script.write_text(yaml.safe_dump(DO_NOTHING), encoding="utf-8")
+    provider = ProviderConfig(kind="scripted", script_path=str(script))
+
+    for request, result in await both_runtimes(task_id, client, task_queue, provider):
+        assert result.outcome == RunState.FAILED, (request.runtime, result.reason)
+        assert not result.succeeded
+        judged = await check(Path(result.workspace), task.spec.postconditions, request.world_id)
+        assert not judged.passed, request.runtime
