@@ -5,6 +5,8 @@ from __future__ import annotations
 from contracts import PostconditionResult, ToolResult, Verdict
 
 _FEEDBACK_LIMIT = 4000
+_CHECK_DETAIL_LINES = 3
+_CHECK_DETAIL_LIMIT = 240
 
 
 def after_tool(result: ToolResult, check: PostconditionResult | None) -> str:
@@ -24,11 +26,20 @@ def after_verdict(verdict: Verdict) -> str:
 
 
 def after_check(check: PostconditionResult) -> str:
+    """Short: it follows every step's own output in the durable runtime, and every token of it
+    is one a small model must read (seconds on a CPU) and one fewer for the output itself."""
     lines = [f"Task postconditions: {check.summary()}."]
     for failure in check.failures():
-        detail = f": {_clip(failure.detail, 1500)}" if failure.detail else ""
+        detail = f": {_gist(failure.detail)}" if failure.detail else ""
         lines.append(f"- not yet: {failure.description}{detail}")
     return "\n".join(lines)
+
+
+def _gist(detail: str, limit: int = _CHECK_DETAIL_LIMIT) -> str:
+    """A check's detail by its last lines, where a command says how it ended ("1 failed")."""
+    lines = [line.strip() for line in detail.strip().splitlines() if line.strip()]
+    text = " | ".join(lines[-_CHECK_DETAIL_LINES:])
+    return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def _clip(text: str, limit: int = _FEEDBACK_LIMIT) -> str:

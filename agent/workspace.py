@@ -13,6 +13,7 @@ from pathlib import Path
 from agent import checkpoints, ops_world
 from agent.sandbox import sandbox_report
 from agent.sandbox.identity import workspace_owner
+from agent.tools.files import workspace_files
 from contracts import PrepareWorkspaceInput, PrepareWorkspaceResult
 from contracts.errors import WorkspaceError
 from settings import data_dir
@@ -39,7 +40,8 @@ async def prepare_workspace(request: PrepareWorkspaceInput) -> PrepareWorkspaceR
     if seed is not None:
         await ops_world.seed_world(seed, request.world_id)
     sandbox = await asyncio.to_thread(sandbox_report)
-    return PrepareWorkspaceResult(path=str(path), checkpoint=first, sandbox=sandbox)
+    files = await asyncio.to_thread(workspace_files, path)
+    return PrepareWorkspaceResult(path=str(path), checkpoint=first, sandbox=sandbox, files=files)
 
 
 def _prepare(fixture: Path, target: Path) -> Path:

@@ -64,6 +64,7 @@ class BaselineLoop:
                 goal=request.goal,
                 history=conversation.turns,
                 workspace=workspace,
+                workspace_files=prepared_workspace.files,
                 run_id=request.run_id,
                 step=step,
             )

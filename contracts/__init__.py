@@ -61,7 +61,7 @@ from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.sandbox import SandboxReport
 from contracts.script import Script, ScriptedTask, parse_script
 from contracts.task import TaskSpec
-from contracts.usage import Usage
+from contracts.usage import ModelCallTiming, Usage
 
 __all__ = [
     "TASK_QUEUE",
@@ -93,6 +93,7 @@ __all__ = [
     "GoalSpec",
     "LedgerEntry",
     "LedgerEvent",
+    "ModelCallTiming",
     "NoiseConfig",
     "PendingApproval",
     "Plan",

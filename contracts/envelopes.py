@@ -32,6 +32,9 @@ class PrepareWorkspaceResult(BaseModel):
     checkpoint: str
     # The sandbox this worker runs the agent's commands in (None in histories made before).
     sandbox: SandboxReport | None = None
+    # The fixture's files, listed once: every prompt shows the same list, so the prompt's prefix
+    # (and a model server's cache of it) does not change when the agent adds a file.
+    files: list[str] = Field(default_factory=list)
 
 
 class CompileGoalInput(BaseModel):

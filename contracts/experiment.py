@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from contracts.budget import RunBudget
 from contracts.postconditions import PostconditionResult
 from contracts.provider import NoiseConfig
+from contracts.usage import ModelCallTiming
 
 ExperimentRuntime = Literal["durable", "baseline", "baseline+verifier"]
 
@@ -77,6 +78,16 @@ class ProviderSpec(BaseModel):
     kind: Literal["scripted", "openai", "local"] = "scripted"
     model: str | None = None
     base_url: str | None = None
+    # A model's answers kept in a file (a path relative to the project root): record once, then
+    # replay where a trial's request was recorded and ask the model where the trial diverged.
+    cassette: str | None = None
+    cassette_mode: Literal["record", "replay", "replay_or_live"] = "replay_or_live"
+
+    @model_validator(mode="after")
+    def _cassette_needs_a_model(self) -> ProviderSpec:
+        if self.cassette is not None and self.kind == "scripted":
+            raise ValueError("a cassette records a model's answers: the scripted provider has none")
+        return self
 
 
 class ExperimentConfig(BaseModel):
@@ -85,6 +96,9 @@ class ExperimentConfig(BaseModel):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     description: str = ""
     tasks: list[str] = Field(min_length=1)
+    # Narrow `tasks` (often `all`) to the tasks that carry every one of these tags; the
+    # config loader resolves it against the catalog, and `tasks` holds the result.
+    tags: list[str] = Field(default_factory=list)
     runtimes: list[ExperimentRuntime] = Field(min_length=1)
     # k: trials per (task, runtime, scenario).
     trials: int = Field(ge=1)
@@ -140,6 +154,11 @@ class TrialRecord(BaseModel):
     judged: PostconditionResult | None = None
     steps: int = 0
     model_calls: int = 0
+    # Of `model_calls`, those answered from a cassette (replay-or-live): the rest ran live.
+    replayed_calls: int = 0
+    # The local server's account of each live call, in order (a local model at concurrency 1:
+    # its log is then this trial's alone).
+    call_timings: list[ModelCallTiming] = Field(default_factory=list)
     tokens: int = 0
     tokens_wasted: int = 0
     cost_usd: float = 0.0

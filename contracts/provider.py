@@ -66,7 +66,10 @@ class ProviderConfig(BaseModel):
     # Wrappers: injected faults, and a cassette that records or replays answers.
     noise: NoiseConfig | None = None
     cassette: str | None = None
-    cassette_mode: Literal["record", "replay"] = "replay"
+    # record: call the model, keep its answer; replay: answer only from the cassette (a request it
+    # lacks is an error); replay_or_live: from the cassette where the request was recorded, from
+    # the model (recorded too) where the run has diverged from the recording.
+    cassette_mode: Literal["record", "replay", "replay_or_live"] = "replay"
 
 
 class Turn(BaseModel):

@@ -71,6 +71,8 @@ class RunSnapshot(BaseModel):
     approvals: list[ApprovalDecision] = Field(default_factory=list)
     # Tool calls that ran and succeeded, for the repeated-action check.
     executed: list[ExecutedCall] = Field(default_factory=list)
+    # The workspace's files at the start, as every prompt lists them.
+    workspace_files: list[str] = Field(default_factory=list)
 
 
 class RunRequest(BaseModel):

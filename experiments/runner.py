@@ -121,15 +121,20 @@ async def _run_trials(
     from experiments.harness import LabCluster
     from experiments.harness.pool import WorkerPool
     from experiments.trials import FaultBook, Lab, run_trial
-    from lab.providers import ProviderChoice, provider_for
+    from lab.llama_log import LlamaLog
+    from lab.llama_server import server_log_path
+    from lab.providers import ProviderChoice, provider_for, with_cassette
 
     trials: list[TrialRecord] = []
     progress.status("starting the cluster")
     choice = ProviderChoice.resolve(config.provider.kind, config.provider.model, config.provider.base_url, None, 0)
     async with (
-        provider_for(choice, specs[0].task) as provider,
+        provider_for(choice, specs[0].task) as served,
         LabCluster(scratch / "cluster") as cluster,
     ):
+        provider = with_cassette(served, config.provider)
+        # At one trial at a time the local server's log between two marks is one trial's calls.
+        server_log = LlamaLog(server_log_path()) if config.provider.kind == "local" and parallel == 1 else None
         # Every process of the cluster (workers, baseline loops, this one) uses its service.
         os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
         faults = FaultBook(scratch / "faults.json")
@@ -144,7 +149,10 @@ async def _run_trials(
             async def one(spec: TrialSpec) -> None:
                 async with gate:
                     progress.started()
+                    mark = server_log.mark() if server_log else 0
                     record = await run_trial(spec, lab)
+                    if server_log:
+                        record = record.model_copy(update={"call_timings": server_log.calls_since(mark)})
                 trials.append(record)
                 with (directory / "trials.jsonl").open("a") as raw:
                     raw.write(record.model_dump_json() + "\n")

@@ -53,7 +53,7 @@ async def llama_server(
             'the local provider needs the llama.cpp server: CMAKE_ARGS="-DLLAVA_BUILD=OFF" uv sync --extra local'
         )
     port = _free_port()
-    log_path = data_dir() / "llama-server.log"
+    log_path = server_log_path()
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [
         sys.executable, "-m", "llama_cpp.server",
@@ -90,6 +90,11 @@ async def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log_path:
                     return
             await asyncio.sleep(0.2)
     raise StarterError(f"the llama.cpp server did not answer within {timeout_s:.0f} s; see {log_path}")
+
+
+def server_log_path() -> Path:
+    """Where the server writes, appending: what `lab.llama_log` reads each call's timings from."""
+    return data_dir() / "llama-server.log"
 
 
 def _free_port() -> int:

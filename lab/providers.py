@@ -11,6 +11,7 @@ import contextlib
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import httpx
@@ -18,9 +19,11 @@ import httpx
 from agent.providers.urls import is_loopback
 from contracts import ProviderConfig
 from contracts.errors import StarterError
+from contracts.experiment import ProviderSpec
 from lab.catalog import Task
 from lab.llama_server import llama_server, local_provider_config
 from lab.local_model import LocalModel, resolve_model
+from settings import PROJECT_ROOT
 
 ProviderKind = Literal["scripted", "openai", "local"]
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -73,6 +76,15 @@ async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[Prov
     print(f"  local model {local.name} ({local.path.name}, sha256 {local.sha256[:12]}...)", flush=True)
     async with llama_server(local) as base_url:
         yield local_provider_config(local, base_url, choice.seed)
+
+
+def with_cassette(provider: ProviderConfig, spec: ProviderSpec) -> ProviderConfig:
+    """An experiment's provider with its cassette, if it names one (relative to the project)."""
+    if spec.cassette is None:
+        return provider
+    path = Path(spec.cassette)
+    path = path if path.is_absolute() else PROJECT_ROOT / path
+    return provider.model_copy(update={"cassette": str(path), "cassette_mode": spec.cassette_mode})
 
 
 async def _answers(base_url: str) -> None:

@@ -18,7 +18,7 @@ from agent.providers.openai_provider import OpenAIProvider
 from agent.providers.prompts import answer_text
 from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
-from contracts import ActionProposal, ProposeActionInput, ProviderConfig, RunResult, RunState
+from contracts import ActionProposal, ProposeActionInput, ProposeActionResult, ProviderConfig, RunResult, RunState
 from contracts.errors import ProviderRequestError
 from lab.catalog import load_task
 from lab.run_request import build_request
@@ -76,9 +76,39 @@ async def test_recorded_answers_replay_identically_without_a_server(
         await replaying.propose(request_for(replaying._config), tool_specs()),
     ]
 
-    assert replayed == recorded
+    assert [_as_run(reply) for reply in replayed] == recorded
+    # Each replayed answer says it did not run now.
+    assert all(reply.usage.replayed_calls == reply.usage.model_calls == 1 for reply in replayed)
     assert replayed[2].invalid_output is not None  # an unusable answer replays as unusable
     assert len(cassette.read_text().splitlines()) == 3
+
+
+def _as_run(reply: Any) -> Any:
+    """A replayed reply as it was when recorded: the same, but for its replayed-call count."""
+    usage = reply.usage.model_copy(update={"replayed_calls": 0})
+    if isinstance(reply, ProposeActionResult):
+        return reply.model_copy(update={"usage": usage})
+    return type(reply)(reply.value, usage)
+
+
+async def test_replay_or_live_replays_what_was_recorded_and_asks_the_model_where_the_run_diverges(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    cassette = tmp_path / "run.jsonl"
+    recording = config_for(server.base_url, cassette, "record")
+    server.answer(FINISH)
+    await OpenAIProvider(recording).propose(request_for(recording), tool_specs())
+
+    mixed = config_for(server.base_url, cassette, "replay_or_live")
+    replayed = await OpenAIProvider(mixed).propose(request_for(mixed), tool_specs())
+    assert len(server.requests) == 1 and replayed.usage.replayed_calls == 1
+    server.answer(FINISH)
+    live = await OpenAIProvider(mixed).propose(request_for(mixed, goal="a run that diverged"), tool_specs())
+    assert len(server.requests) == 2 and live.usage.replayed_calls == 0 and live.usage.model_calls == 1
+    # The live answer is recorded: the next trial that diverges the same way replays it.
+    again = await OpenAIProvider(mixed).propose(request_for(mixed, goal="a run that diverged"), tool_specs())
+    assert len(server.requests) == 2 and again.usage.replayed_calls == 1
+    assert len(cassette.read_text().splitlines()) == 2
 
 
 async def test_the_key_ignores_the_server_and_the_api_key(server: FakeOpenAIServer, tmp_path: Path) -> None:
@@ -91,7 +121,7 @@ async def test_the_key_ignores_the_server_and_the_api_key(server: FakeOpenAIServ
     elsewhere = config_for("http://127.0.0.1:9/v1", cassette, "replay")
     replayed = await OpenAIProvider(elsewhere).propose(request_for(elsewhere), tool_specs())
 
-    assert replayed == recorded
+    assert _as_run(replayed) == recorded
     body = server.requests[0].body
     expected = request_key(
         {key: body[key] for key in ("model", "messages", "response_format", "temperature")}
@@ -185,5 +215,6 @@ async def test_a_baseline_run_recorded_then_replayed_is_the_same_run(server: Fak
     assert [step.proposal for step in recorded.steps] == actions
     assert replayed.outcome == recorded.outcome
     assert _steps(replayed) == _steps(recorded)
-    assert replayed.usage == recorded.usage  # tokens, cost and latency as recorded
+    # Tokens, cost and latency as recorded; every call marked as replayed.
+    assert replayed.usage == recorded.usage.model_copy(update={"replayed_calls": recorded.usage.model_calls})
     assert replayed.run_id != recorded.run_id

@@ -18,6 +18,7 @@ from activities.model_calls import draft_plan, propose_action
 from agent.providers import completions, schemas
 from agent.providers.factory import build_provider
 from agent.providers.openai_provider import OpenAIProvider
+from agent.providers.prompts import FEEDBACK_LIMIT
 from agent.tools.registry import tool_specs
 from contracts import (
     ActionProposal,
@@ -141,7 +142,7 @@ async def test_prompt_shows_the_task_its_postconditions_and_earlier_turns(server
     assert "Current task (fix): Fix median" in assignment
     assert "`python -m pytest -q` exits 0" in assignment
     assert json.loads(messages[2]["content"]) == READ
-    assert len(messages[3]["content"]) < 2000 and "characters cut" in messages[3]["content"]
+    assert len(messages[3]["content"]) < FEEDBACK_LIMIT + 100 and "characters cut" in messages[3]["content"]
     assert messages[4]["content"] == "{oo"
     assert messages[5]["content"] == "Step 2, rejected: unusable answer: not valid JSON"
 

@@ -132,6 +132,7 @@ async def _start(run: Run) -> None:
     prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
     workspace = await calls.call(prepare_workspace, prepared, options.PREPARE, "copy the fixture")
     snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = workspace.path, workspace.checkpoint, workspace.sandbox
+    snapshot.workspace_files = workspace.files
 
     run.move(S.COMPILING_GOAL)
     goal = CompileGoalInput(provider=request.provider, goal=request.goal, acceptance=request.acceptance)

@@ -54,6 +54,7 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
             task=task,
             history=snapshot.turns,
             workspace=snapshot.workspace,
+            workspace_files=snapshot.workspace_files,
             run_id=run.run_id,
             step=snapshot.step,
         )

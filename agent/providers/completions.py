@@ -93,14 +93,16 @@ async def complete(
         return await _call(config, request)
     tape = cassette.cassette_at(config.cassette)
     key = cassette.request_key(request)
+    if config.cassette_mode != "record" and (recorded := await tape.lookup(key)) is not None:
+        replayed = Completion.model_validate(recorded)
+        # The recorded usage (tokens, the call's latency when it ran), marked as not run now.
+        usage = replayed.usage.model_copy(update={"replayed_calls": replayed.usage.model_calls})
+        return replayed.model_copy(update={"usage": usage})
     if config.cassette_mode == "replay":
-        recorded = await tape.lookup(key)
-        if recorded is None:
-            raise ProviderRequestError(
-                f"cassette {tape.path} has no completion for request {key} (record it with cassette_mode='record')",
-                usage=Usage(provider=PROVIDER, model=config.model or ""),
-            )
-        return Completion.model_validate(recorded)
+        raise ProviderRequestError(
+            f"cassette {tape.path} has no completion for request {key} (record it with cassette_mode='record')",
+            usage=Usage(provider=PROVIDER, model=config.model or ""),
+        )
     completion = await _call(config, request)
     await tape.append(key, completion.model_dump(mode="json"))
     return completion

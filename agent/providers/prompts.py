@@ -3,7 +3,9 @@ gives the same messages, byte for byte, so a cassette keyed by them replays and 
 cache hits.
 
 Small local models have small contexts (2048-4096 tokens), so the messages stay compact: tool
-schemas without titles, feedback clipped (head and tail), older turns clipped harder.
+schemas without titles, feedback clipped (head and tail), the oldest turns left out in blocks
+when the context is full. Nothing already sent is rewritten on a later call (a model server
+re-reads a prompt from the first token that changed: on 2 cores, seconds per hundred tokens).
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ from contracts import ActionProposal, ProposeActionInput, ToolSpec, Turn
 
 Message = dict[str, str]
 
-FEEDBACK_LIMIT = 1500
-OLD_FEEDBACK_LIMIT = 300
-RECENT_TURNS = 4
+# A step's feedback as a prompt keeps it: a tool's whole observation (agent/tools/output.py)
+# and the durable runtime's short postcondition status.
+FEEDBACK_LIMIT = 2600
+# In a left-out step's line, its action is cut to this many characters.
+NOTE_ACTION_LIMIT = 100
+NOTE_STEPS = 8
 # Files listed in the first message; a small model's context is short.
 FILES_SHOWN = 60
 ANSWER_LIMIT = 1000
@@ -59,36 +64,72 @@ _PLAN_FORM = (
 
 
 def proposal_messages(request: ProposeActionInput, tools: list[ToolSpec]) -> list[Message]:
+    """Laid out append-only, so a server's prompt cache (the longest unchanged prefix) serves
+    all but the newest turn: what never changes first (instructions, tools, the assignment),
+    then the turns, oldest first, each clipped once, the same way on every call."""
     system = "\n\n".join([_AGENT, "Tools (name [risk]: purpose; arguments):\n" + _tool_lines(tools), _ANSWER_FORMS])
-    messages = [_message("system", system), _message("user", _assignment(request))]
-    recent_from = len(request.history) - RECENT_TURNS
-    for index, turn in enumerate(request.history):
-        limit = FEEDBACK_LIMIT if index >= recent_from else OLD_FEEDBACK_LIMIT
-        messages.extend(_turn_messages(turn, limit))
-    return _fit(messages, request)
+    head = [_message("system", system), _message("user", _assignment(request))]
+    turns = [_turn_messages(turn, FEEDBACK_LIMIT) for turn in request.history]
+    return _fit(head, turns, request)
 
 
-def _fit(messages: list[Message], request: ProposeActionInput) -> list[Message]:
+def _fit(head: list[Message], turns: list[list[Message]], request: ProposeActionInput) -> list[Message]:
     """Leave out the oldest turns until the prompt and the answer fit the model's context: a
-    server refuses a prompt that is too long (HTTP 400), which would end the run. The latest
-    turn always stays: without it the model cannot know what its last step did."""
+    server refuses a prompt that is too long (HTTP 400), which would end the run.
+
+    Turns go in whole blocks, each about half the room the turns have (`_block_starts`), each
+    left-out step named in one line; so the prompt's start changes once per half a context of
+    new turns, not on every call. The latest turn always stays: without it the model cannot
+    know what its last step did."""
     context = request.provider.context_tokens
+    flat = _flatten(turns)
     if context is None:
-        return messages
+        return head + flat
     room = context - request.provider.max_output_tokens - TEMPLATE_MARGIN_TOKENS
     budget = int(room * CHARS_PER_TOKEN)
-    head, turns = messages[:2], messages[2:]
-    left_out = 0
-    while len(turns) > 2 and _chars(head) + _OMITTED_NOTE_CHARS + _chars(turns) > budget:
-        turns = turns[2:]  # a turn is two messages: the answer, then what came of it
-        left_out += 1
-    if left_out:
-        note = f"\n\n({left_out} earlier steps are left out here to fit the model's context.)"
-        head = [head[0], {**head[1], "content": head[1]["content"] + note}]
-    return head + turns
+    if _chars(head) + _chars(flat) <= budget:
+        return head + flat
+    block = max(1, (budget - _chars(head)) // 2)
+    candidates = [*_block_starts(turns, block)[1:], len(turns) - 1]
+    left_out = next(
+        start
+        for start in candidates
+        if start >= len(turns) - 1
+        or _chars(head) + len(_left_out_note(request.history[:start])) + _chars(_flatten(turns[start:])) <= budget
+    )
+    note = _left_out_note(request.history[:left_out])
+    assignment = {**head[1], "content": head[1]["content"] + note}
+    return [head[0], assignment, *_flatten(turns[left_out:])]
 
 
-_OMITTED_NOTE_CHARS = 80
+def _block_starts(turns: list[list[Message]], block_chars: int) -> list[int]:
+    """Where each block of turns starts: a block closes once it holds `block_chars`. A turn's
+    block depends only on the turns before it, so the boundaries stay put as turns are added."""
+    starts, used = [0], 0
+    for index, turn in enumerate(turns):
+        if used >= block_chars:
+            starts.append(index)
+            used = 0
+        used += _chars(turn)
+    return starts
+
+
+def _flatten(turns: list[list[Message]]) -> list[Message]:
+    return [message for turn in turns for message in turn]
+
+
+def _left_out_note(turns: list[Turn]) -> str:
+    """One line per left-out step, the latest NOTE_STEPS of them: the note stays short however
+    long the run, and changes only when another block is left out."""
+    if not turns:
+        return ""
+    shown = turns[-NOTE_STEPS:]
+    which = "They were" if len(shown) == len(turns) else f"The last {len(shown)} were"
+    lines = [f"\n\nSteps {turns[0].step}-{turns[-1].step} are left out here to fit the model's context. {which}:"]
+    for turn in shown:
+        said = turn.proposal.describe() if turn.proposal is not None else "an unusable answer"
+        lines.append(f"- step {turn.step}: {clip(said, NOTE_ACTION_LIMIT)} -> {turn.outcome}")
+    return "\n".join(lines)
 
 
 def _chars(messages: list[Message]) -> int:
@@ -149,9 +190,8 @@ def _assignment(request: ProposeActionInput) -> str:
             if len(request.workspace_files) > FILES_SHOWN
             else ""
         )
-        parts.append(
-            "Files in your workspace (use these paths, relative to the workspace root):\n" + "\n".join(shown) + more
-        )
+        listing = "\n".join(shown) + more
+        parts.append(f"Files in your workspace at the start (paths relative to the workspace root):\n{listing}")
     task = request.task
     if task is None:
         parts.append("Work on the whole goal; answer finish when it is achieved.")

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
 from experiments.metrics.intervals import success_rate
+from experiments.metrics.model_calls import model_call_metrics
 from experiments.metrics.pass_hat import pass_hat_curve
 from experiments.metrics.results import (
     ALL_SCENARIOS,
@@ -78,6 +79,7 @@ def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None)
             for t in trials
             if t.valid and t.infrastructure_error is not None
         ],
+        model_calls=model_call_metrics(trials, runtimes),
     )
 
 

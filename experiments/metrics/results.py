@@ -3,10 +3,11 @@ task, and the trials left out or failed by the lab. `results.json` holds one."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from contracts.experiment import FaultKind
 from experiments.metrics.intervals import SuccessRate
+from experiments.metrics.model_calls import ModelCallMetrics
 from experiments.metrics.pass_hat import PassHat
 
 # The scenario name of a runtime's figures over all its scenarios.
@@ -84,6 +85,8 @@ class ExperimentResults(BaseModel):
     tasks: list[TaskMetrics]
     invalid_trials: list[InvalidTrial]
     infrastructure_failures: list[InfrastructureFailure]
+    # Per runtime (empty in results written before it was measured).
+    model_calls: list[ModelCallMetrics] = Field(default_factory=list)
 
     @property
     def max_k(self) -> int:

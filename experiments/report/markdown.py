@@ -6,7 +6,7 @@ from __future__ import annotations
 import yaml
 
 from contracts.experiment import FaultKind, FaultScenario
-from experiments.metrics import ArmMetrics, wilson_interval
+from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
@@ -29,6 +29,8 @@ def markdown_report(document: ResultsDocument) -> str:
         _reliability_table([*results.arms, *results.runtimes], config.trials),
         "### Safety and cost per runtime and scenario",
         _cost_table([*results.arms, *results.runtimes]),
+        "### Model calls per runtime",
+        _model_call_table(results),
         "### Per fault kind",
         _markdown_table(
             ["fault kind", "runtime", "scenarios", "successes/valid", "success", "95% CI"],
@@ -224,6 +226,32 @@ def _cost_table(arms: list[ArmMetrics]) -> str:
         ]
         for arm in arms
     ]
+    return _markdown_table(headers, rows)
+
+
+def _model_call_table(results: ExperimentResults) -> str:
+    """Live and replayed calls; for a local model, the server's own timings of the live ones."""
+
+    def figure(value: float | None, digits: int = 0) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    rows = [
+        [
+            m.runtime,
+            str(m.calls),
+            str(m.live_calls),
+            str(m.timed_calls),
+            figure(m.median_prompt_tokens),
+            figure(m.median_evaluated_tokens),
+            figure(m.median_generated_tokens),
+            figure(m.median_seconds, 1),
+            figure(m.p90_seconds, 1),
+            figure(m.prompt_eval_rate),
+        ]
+        for m in results.model_calls
+    ]
+    headers = ["runtime", "calls", "live", "timed", "prompt tokens (median)", "evaluated (median)"]
+    headers += ["generated (median)", "s per call (median)", "s per call (p90)", "prompt eval tokens/s"]
     return _markdown_table(headers, rows)
 
 

@@ -79,6 +79,7 @@ async def _measure(
             "judged": judged,
             "steps": len(result.steps),
             "model_calls": result.usage.model_calls + outcome.lost.model_calls,
+            "replayed_calls": result.usage.replayed_calls + outcome.lost.replayed_calls,
             "tokens": result.usage.total_tokens + outcome.lost.total_tokens,
             "tokens_wasted": result.wasted.total_tokens + outcome.lost.total_tokens,
             "cost_usd": result.usage.cost_usd + outcome.lost.cost_usd,
