@@ -82,6 +82,9 @@ class ProviderSpec(BaseModel):
     # replay where a trial's request was recorded and ask the model where the trial diverged.
     cassette: str | None = None
     cassette_mode: Literal["record", "replay", "replay_or_live"] = "replay_or_live"
+    # Sampling temperature (None: the provider's, 0). At 0 every seed gives the same trajectory,
+    # and k trials of an arm are one trial k times.
+    temperature: float | None = Field(default=None, ge=0, le=2)
 
     @model_validator(mode="after")
     def _cassette_needs_a_model(self) -> ProviderSpec:

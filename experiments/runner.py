@@ -123,7 +123,7 @@ async def _run_trials(
     from experiments.trials import FaultBook, Lab, run_trial
     from lab.llama_log import LlamaLog
     from lab.llama_server import server_log_path
-    from lab.providers import ProviderChoice, provider_for, with_cassette
+    from lab.providers import ProviderChoice, provider_for, with_experiment_settings
 
     trials: list[TrialRecord] = []
     progress.status("starting the cluster")
@@ -132,7 +132,7 @@ async def _run_trials(
         provider_for(choice, specs[0].task) as served,
         LabCluster(scratch / "cluster") as cluster,
     ):
-        provider = with_cassette(served, config.provider)
+        provider = with_experiment_settings(served, config.provider)
         # At one trial at a time the local server's log between two marks is one trial's calls.
         server_log = LlamaLog(server_log_path()) if config.provider.kind == "local" and parallel == 1 else None
         # Every process of the cluster (workers, baseline loops, this one) uses its service.

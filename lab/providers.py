@@ -78,8 +78,11 @@ async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[Prov
         yield local_provider_config(local, base_url, choice.seed)
 
 
-def with_cassette(provider: ProviderConfig, spec: ProviderSpec) -> ProviderConfig:
-    """An experiment's provider with its cassette, if it names one (relative to the project)."""
+def with_experiment_settings(provider: ProviderConfig, spec: ProviderSpec) -> ProviderConfig:
+    """An experiment's provider with its sampling temperature and its cassette (a path relative
+    to the project), when the config names them."""
+    if spec.temperature is not None:
+        provider = provider.model_copy(update={"temperature": spec.temperature})
     if spec.cassette is None:
         return provider
     path = Path(spec.cassette)

@@ -47,7 +47,7 @@ def test_tags_narrow_the_tasks_to_those_that_carry_every_tag(tmp_path: Path) -> 
     small = load_config(CONFIGS_DIR / "small.yaml")
     assert small.tasks == [task.spec.id for task in list_tasks() if "small" in task.spec.tags]
     assert len(small.tasks) >= 6
-    assert small.runtimes == ["durable", "baseline", "baseline+verifier"]
+    assert small.runtimes == ["durable", "baseline"]
     both = load_config(write(tmp_path, {**GOOD, "tasks": "all", "tags": ["small", "ops"]}))
     assert both.tasks == ["small-ops-two-effects"]
     named = load_config(write(tmp_path, {**GOOD, "tasks": ["bugfix-median", "small-off-by-one"], "tags": ["small"]}))

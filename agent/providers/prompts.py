@@ -51,6 +51,9 @@ _ANSWER_FORMS = (
     f'{{"{ANSWER_KEY}": {{"kind": "give_up", "thought": "<why you cannot go on>"}}}}\n'
     "Say finish only when the work is done: code checks it."
 )
+# Closes every step's feedback. Small models tend to copy their last answer; asked what is
+# new, they move on more often.
+_NEXT = "What is your next action? Do not repeat a step whose result you already have."
 _GOAL_SYSTEM = (
     "You interpret goals for a software agent. Answer with one JSON object and nothing else:\n"
     '{"summary": "<the goal in one sentence>", "constraints": ["<a rule the work must respect>"]}'
@@ -218,7 +221,7 @@ def _turn_messages(turn: Turn, limit: int) -> list[Message]:
         said = "(an answer that could not be used)"
     return [
         _message("assistant", clip(said, ANSWER_LIMIT)),
-        _message("user", f"Step {turn.step}, {turn.outcome}: {clip(feedback, limit)}"),
+        _message("user", f"Step {turn.step}, {turn.outcome}: {clip(feedback, limit)}\n\n{_NEXT}"),
     ]
 
 
