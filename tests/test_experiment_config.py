@@ -22,7 +22,7 @@ def write(tmp_path: Path, config: dict[str, object]) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["quickstart", "core", "real", "small"])
+@pytest.mark.parametrize("name", ["quickstart", "core", "real", "small", "small-faults"])
 def test_the_shipped_configs_load(name: str) -> None:
     config = load_config(CONFIGS_DIR / f"{name}.yaml")
     assert config.trials >= (2 if name == "quickstart" else 4)
@@ -85,6 +85,9 @@ def test_trials_are_planned_per_runtime_task_scenario_and_seed() -> None:
         ({"runtimes": ["quantum"]}, "runtimes.0"),
         ({"concurrency": 0}, "concurrency"),
         ({"colour": "blue"}, "colour: Extra inputs are not permitted"),
+        ({"provider": {"kind": "scripted", "cassette": "c.jsonl"}}, "the scripted provider has none"),
+        ({"provider": {"kind": "local", "cassette_mode": "rewind"}}, "provider.cassette_mode"),
+        ({"provider": {"kind": "local", "temperature": 3}}, "provider.temperature"),
     ],
 )
 def test_a_bad_config_names_the_field(tmp_path: Path, change: dict[str, object], fragment: str) -> None:
@@ -98,3 +101,18 @@ def test_the_cli_refuses_a_bad_config_in_one_line_and_runs_nothing(tmp_path: Pat
     path = write(tmp_path, {**GOOD, "trials": -2})
     assert_one_line_error(starter("experiment", "run", "--config", str(path)), "trials")
     assert_one_line_error(starter("experiment", "run", "--config", str(tmp_path / "missing.yaml")), "cannot read")
+
+
+def test_a_config_sets_the_providers_temperature_and_its_cassette_relative_to_the_project() -> None:
+    from contracts import ProviderConfig
+    from contracts.experiment import ProviderSpec
+    from lab.providers import with_experiment_settings
+    from settings import PROJECT_ROOT
+
+    served = ProviderConfig(kind="openai", model="local", base_url="http://127.0.0.1:1/v1")
+    assert with_experiment_settings(served, ProviderSpec(kind="local")) == served
+    spec = ProviderSpec(kind="local", temperature=0.3, cassette="data/cassettes/c.jsonl")
+    configured = with_experiment_settings(served, spec)
+    assert configured.temperature == 0.3
+    assert configured.cassette == str(PROJECT_ROOT / "data/cassettes/c.jsonl")
+    assert configured.cassette_mode == "replay_or_live"
