@@ -39,6 +39,7 @@ from contracts.experiment import (
     FaultKind,
     FaultScenario,
     ProviderSpec,
+    TrialBehaviour,
     TrialRecord,
 )
 from contracts.goal import GoalInterpretation, GoalSpec
@@ -127,6 +128,7 @@ __all__ = [
     "TaskSpec",
     "ToolResult",
     "ToolSpec",
+    "TrialBehaviour",
     "TrialRecord",
     "Turn",
     "Usage",

@@ -134,6 +134,20 @@ class ExperimentConfig(BaseModel):
         return self
 
 
+class TrialBehaviour(BaseModel):
+    """What the agent did in a trial, counted from its steps: what a failure is told apart by."""
+
+    # Committed calls that changed something: files written or edited, external effects.
+    changes: int = 0
+    commands: int = 0
+    # Proposals the verifier refused as the same call on unchanged files.
+    repeated_actions: int = 0
+    # Answers that were not a usable proposal (not JSON, an unknown tool, bad arguments).
+    unusable_answers: int = 0
+    # "Done" said while the task's checks did not hold (the durable runtime refuses it).
+    finish_refused: int = 0
+
+
 class TrialRecord(BaseModel):
     """One (task, runtime, scenario, trial): what happened, measured on the real end state."""
 
@@ -171,6 +185,8 @@ class TrialRecord(BaseModel):
     duplicate_effects: int = 0
     unsafe_actions_executed: int = 0
     verifier_rejections: int = 0
+    # None in records made before it was counted.
+    behaviour: TrialBehaviour | None = None
     recovery_time_s: float | None = None
     faults_configured: list[str] = Field(default_factory=list)
     faults_fired: list[str] = Field(default_factory=list)

@@ -6,8 +6,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agent.tools.registry import TOOLS
 from agent.verification import verify
-from contracts import PolicyProfile, StepRecord
+from contracts import PolicyProfile, ReasonCode, RiskLevel, StepRecord
+from contracts.experiment import TrialBehaviour
 
 # Fields that make two rows of a service's state different effects rather than copies: not
 # ids, keys or timestamps, which differ between copies by construction.
@@ -49,3 +51,21 @@ def verifier_rejections(steps: list[StepRecord]) -> int:
     """Proposals the verifier refused; one that asked for a person's approval is not a refusal
     (a denial by that person is the person's, not the verifier's)."""
     return sum(1 for step in steps if step.verdict is not None and step.verdict.decision == "reject")
+
+
+def behaviour(steps: list[StepRecord]) -> TrialBehaviour:
+    counted = TrialBehaviour()
+    for step in steps:
+        proposal = step.proposal
+        if proposal is None:
+            counted.unusable_answers += 1
+        elif step.verdict is not None and step.verdict.reason_code == ReasonCode.REPEATED_ACTION:
+            counted.repeated_actions += 1
+        elif proposal.kind == "finish" and step.outcome == "rejected":
+            counted.finish_refused += 1
+        elif proposal.kind == "tool_call" and step.outcome == "committed" and (tool := TOOLS.get(proposal.tool or "")):
+            if tool.risk == RiskLevel.EXECUTE:
+                counted.commands += 1
+            elif tool.risk != RiskLevel.READ:
+                counted.changes += 1
+    return counted

@@ -15,9 +15,13 @@ field of `ExperimentResults`. The counting rules, in one place:
     pass_hat.py    pass^k
     results.py     `ExperimentResults` and its parts, as `results.json` holds them
     aggregate.py   `summarize`: trial records to `ExperimentResults`, by the rules above
+    counting.py    the success rule
+    model_calls.py live and replayed calls, and a local server's timings of them, per runtime
+    failures.py    what went wrong in failed trials, by kind, per runtime
 """
 
-from experiments.metrics.aggregate import counts_as_success, summarize
+from experiments.metrics.aggregate import summarize
+from experiments.metrics.counting import counts_as_success
 from experiments.metrics.intervals import SuccessRate, success_rate, wilson_interval
 from experiments.metrics.pass_hat import PassHat, pass_hat_curve, pass_hat_k
 from experiments.metrics.results import (

@@ -8,6 +8,8 @@ import statistics
 from collections.abc import Callable, Iterable
 
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
+from experiments.metrics.counting import counts_as_success
+from experiments.metrics.failures import failure_kinds
 from experiments.metrics.intervals import success_rate
 from experiments.metrics.model_calls import model_call_metrics
 from experiments.metrics.pass_hat import pass_hat_curve
@@ -20,10 +22,6 @@ from experiments.metrics.results import (
     InvalidTrial,
     TaskMetrics,
 )
-
-
-def counts_as_success(trial: TrialRecord) -> bool:
-    return trial.success and trial.infrastructure_error is None and trial.duplicate_effects == 0
 
 
 def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None) -> ExperimentResults:
@@ -80,6 +78,7 @@ def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None)
             if t.valid and t.infrastructure_error is not None
         ],
         model_calls=model_call_metrics(trials, runtimes),
+        failures=failure_kinds(trials, runtimes),
     )
 
 

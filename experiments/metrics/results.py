@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from contracts.experiment import FaultKind
+from experiments.metrics.failures import FailureKinds
 from experiments.metrics.intervals import SuccessRate
 from experiments.metrics.model_calls import ModelCallMetrics
 from experiments.metrics.pass_hat import PassHat
@@ -87,6 +88,8 @@ class ExperimentResults(BaseModel):
     infrastructure_failures: list[InfrastructureFailure]
     # Per runtime (empty in results written before it was measured).
     model_calls: list[ModelCallMetrics] = Field(default_factory=list)
+    # What went wrong in the failed trials, per runtime.
+    failures: list[FailureKinds] = Field(default_factory=list)
 
     @property
     def max_k(self) -> int:

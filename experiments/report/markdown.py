@@ -31,6 +31,8 @@ def markdown_report(document: ResultsDocument) -> str:
         _cost_table([*results.arms, *results.runtimes]),
         "### Model calls per runtime",
         _model_call_table(results),
+        "### What went wrong in failed trials",
+        _failure_table(results),
         "### Per fault kind",
         _markdown_table(
             ["fault kind", "runtime", "scenarios", "successes/valid", "success", "95% CI"],
@@ -253,6 +255,20 @@ def _model_call_table(results: ExperimentResults) -> str:
     headers = ["runtime", "calls", "live", "timed", "prompt tokens (median)", "evaluated (median)"]
     headers += ["generated (median)", "s per call (median)", "s per call (p90)", "prompt eval tokens/s"]
     return _markdown_table(headers, rows)
+
+
+def _failure_table(results: ExperimentResults) -> str:
+    rows = [
+        [
+            f.runtime,
+            str(f.failed),
+            "; ".join(f"{kind}: {count}" for kind, count in f.kinds),
+            *((str(f.repeated_actions), str(f.unusable_answers), str(f.finish_refused)) if f.counted else ("-",) * 3),
+        ]
+        for f in results.failures
+    ]
+    headers = ["runtime", "failed", "kinds (trials)", "repeated actions refused", "unusable answers"]
+    return _markdown_table([*headers, "done refused"], rows, empty="No valid trial failed.")
 
 
 def _markdown_table(headers: list[str], rows: list[list[str]], empty: str = "No trials recorded.") -> str:

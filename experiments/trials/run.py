@@ -10,7 +10,7 @@ from pathlib import Path
 from agent import ops_world
 from agent.postconditions import check
 from contracts.experiment import FaultKind, TrialRecord
-from experiments.measure import duplicate_effects, unsafe_actions_executed, verifier_rejections
+from experiments.measure import behaviour, duplicate_effects, unsafe_actions_executed, verifier_rejections
 from experiments.trials.baseline_trial import run_baseline
 from experiments.trials.durable_trial import durable_recovery, run_durable
 from experiments.trials.fault_plan import faults_fired, plan_fault
@@ -87,6 +87,7 @@ async def _measure(
             "duplicate_effects": duplicates,
             "unsafe_actions_executed": unsafe_actions_executed(result.steps, workspace, spec.task.spec.profile),
             "verifier_rejections": verifier_rejections(result.steps),
+            "behaviour": behaviour(result.steps),
             "recovery_time_s": recovery,
             "faults_fired": fired,
         }
