@@ -26,8 +26,6 @@ MODEL_ALIAS = "local"
 
 # The context the local server gives its model; prompts are cut to fit it.
 LOCAL_CONTEXT_TOKENS = 4096
-# RAM for saved prompt states: a 1.5B model's state at a full 4,096-token context is ~120 MB.
-PROMPT_CACHE_BYTES = 2 << 30
 
 
 def local_provider_config(model: LocalModel, base_url: str, seed: int) -> ProviderConfig:
@@ -65,11 +63,9 @@ async def llama_server(
         "--port", str(port),
         "--n_ctx", str(context),
         "--n_threads", str(threads),
-        # Saved states of earlier prompts, restored by their longest shared prefix: a run's
-        # next step resumes from its last call even after a call with another prompt (the
-        # durable runtime's goal and plan, another trial) took the server's context.
-        "--cache", "true",
-        "--cache_size", str(PROMPT_CACHE_BYTES),
+        # Not `--cache` (saved prompt states restored by longest prefix): each state it keeps
+        # holds the logits of every position (4,096 x 151,936 floats for Qwen, ~2.4 GB) beyond
+        # the size it accounts for, and the server grew to 23 GB and was OOM-killed mid-run.
     ]  # fmt: skip
     with log_path.open("ab") as log:
         process = subprocess.Popen(command, stdout=log, stderr=log, preexec_fn=die_with_parent)
