@@ -116,3 +116,20 @@ def test_without_a_context_window_nothing_is_left_out() -> None:
     assert proposal_messages(long_run(2, context_tokens=100_000), tool_specs()) == proposal_messages(
         long_run(2), tool_specs()
     )
+
+
+def test_the_goal_and_plan_calls_start_as_the_proposals_do() -> None:
+    """A server re-reads a prompt from the first token that changed: the durable runtime's goal
+    and plan calls share the proposals' system message and goal, so after any of them the
+    others are mostly read already."""
+    from agent.providers.prompts import goal_messages, plan_messages
+
+    tools = tool_specs()
+    goal = "Fix numbers_up_to in counting/ranges.py."
+    proposal = proposal_messages(ProposeActionInput(provider=ProviderConfig(), goal=goal), tools)
+    for messages in (goal_messages(goal, tools), plan_messages(goal, "Fix it.", tools)):
+        assert messages[0] == proposal[0]
+        assert messages[1]["content"].startswith(f"Goal:\n{goal}\n\n")
+        assert proposal[1]["content"].startswith(f"Goal:\n{goal}\n\n")
+    assert '"summary"' in goal_messages(goal, tools)[1]["content"]
+    assert '"tasks"' in plan_messages(goal, "Fix it.", tools)[1]["content"]

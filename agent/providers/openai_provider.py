@@ -26,6 +26,7 @@ from pydantic import JsonValue, ValidationError
 from agent.providers import prompts, schemas
 from agent.providers.base import Reply
 from agent.providers.completions import Completion, complete
+from agent.tools.registry import tool_specs
 from contracts import (
     ActionProposal,
     GoalInterpretation,
@@ -54,7 +55,8 @@ class OpenAIProvider:
 
     async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
         schema = schemas.goal_schema(strict=self._strict)
-        value, usage = await self._ask_repairing(prompts.goal_messages(goal), "goal_interpretation", schema, parse_goal)
+        messages = prompts.goal_messages(goal, tool_specs())
+        value, usage = await self._ask_repairing(messages, "goal_interpretation", schema, parse_goal)
         fallback = GoalInterpretation(summary=goal.strip() or "(no goal given)")
         return Reply(value if value is not None else fallback, usage)
 

@@ -54,12 +54,12 @@ _ANSWER_FORMS = (
 # Closes every step's feedback. Small models tend to copy their last answer; asked what is
 # new, they move on more often.
 _NEXT = "What is your next action? Do not repeat a step whose result you already have."
-_GOAL_SYSTEM = (
-    "You interpret goals for a software agent. Answer with one JSON object and nothing else:\n"
+_GOAL_FORM = (
+    "say what the goal is. Answer with one JSON object and nothing else, not an action:\n"
     '{"summary": "<the goal in one sentence>", "constraints": ["<a rule the work must respect>"]}'
 )
 _PLAN_FORM = (
-    "Answer with one JSON object and nothing else:\n"
+    "plan the work. Answer with one JSON object and nothing else, not an action:\n"
     '{"tasks": [{"id": "<short-id>", "title": "<what>", "instructions": "<how>", '
     '"depends_on": ["<id of a task that must be done first>"]}]}\n'
     "Use few tasks; one is right for a small goal. Ids use letters, digits, '.', '_' and '-'."
@@ -70,10 +70,15 @@ def proposal_messages(request: ProposeActionInput, tools: list[ToolSpec]) -> lis
     """Laid out append-only, so a server's prompt cache (the longest unchanged prefix) serves
     all but the newest turn: what never changes first (instructions, tools, the assignment),
     then the turns, oldest first, each clipped once, the same way on every call."""
-    system = "\n\n".join([_AGENT, "Tools (name [risk]: purpose; arguments):\n" + _tool_lines(tools), _ANSWER_FORMS])
-    head = [_message("system", system), _message("user", _assignment(request))]
+    head = [_message("system", _agent_system(tools)), _message("user", _assignment(request))]
     turns = [_turn_messages(turn, FEEDBACK_LIMIT) for turn in request.history]
     return _fit(head, turns, request)
+
+
+def _agent_system(tools: list[ToolSpec]) -> str:
+    """The system message of every call of a run, proposals, goal and plan alike: what a
+    server's prompt cache serves to each of them once any has been read."""
+    return "\n\n".join([_AGENT, "Tools (name [risk]: purpose; arguments):\n" + _tool_lines(tools), _ANSWER_FORMS])
 
 
 def _fit(head: list[Message], turns: list[list[Message]], request: ProposeActionInput) -> list[Message]:
@@ -139,14 +144,18 @@ def _chars(messages: list[Message]) -> int:
     return sum(len(message["content"]) for message in messages)
 
 
-def goal_messages(goal: str) -> list[Message]:
-    return [_message("system", _GOAL_SYSTEM), _message("user", f"Goal:\n{goal.strip()}")]
+def goal_messages(goal: str, tools: list[ToolSpec]) -> list[Message]:
+    """The proposals' own start (the same system message, then the goal), and what to do
+    instead of an action at the end: a server that has just read this prompt has read most of
+    the run's first proposal, and the other way round."""
+    ask = f"Goal:\n{goal.strip()}\n\nBefore any action: {_GOAL_FORM}"
+    return [_message("system", _agent_system(tools)), _message("user", ask)]
 
 
 def plan_messages(goal: str, summary: str, tools: list[ToolSpec]) -> list[Message]:
-    names = "\n".join(f"- {tool.name} [{tool.risk.value}]: {tool.description}" for tool in tools)
-    system = f"You plan work for a software agent that acts through these tools:\n{names}\n\n{_PLAN_FORM}"
-    return [_message("system", system), _message("user", f"Goal:\n{goal.strip()}\n\nSummary: {summary.strip()}")]
+    """Like `goal_messages`: the proposals' start, then the planning request."""
+    ask = f"Goal:\n{goal.strip()}\n\nSummary: {summary.strip()}\n\nBefore any action: {_PLAN_FORM}"
+    return [_message("system", _agent_system(tools)), _message("user", ask)]
 
 
 def repair_messages(messages: list[Message], answer: str, problem: str) -> list[Message]:
