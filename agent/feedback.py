@@ -5,7 +5,7 @@ from __future__ import annotations
 from contracts import PostconditionResult, ToolResult, Verdict
 
 _FEEDBACK_LIMIT = 4000
-_CHECK_DETAIL_LINES = 3
+_GIST_LINES = 3
 _CHECK_DETAIL_LIMIT = 240
 
 
@@ -30,16 +30,16 @@ def after_check(check: PostconditionResult) -> str:
     is one a small model must read (seconds on a CPU) and one fewer for the output itself."""
     lines = [f"Task postconditions: {check.summary()}."]
     for failure in check.failures():
-        detail = f": {_gist(failure.detail)}" if failure.detail else ""
+        detail = f": {gist(failure.detail)}" if failure.detail else ""
         lines.append(f"- not yet: {failure.description}{detail}")
     return "\n".join(lines)
 
 
-def _gist(detail: str, limit: int = _CHECK_DETAIL_LIMIT) -> str:
-    """A check's detail by its last lines, where a command says how it ended ("1 failed")."""
-    lines = [line.strip() for line in detail.strip().splitlines() if line.strip()]
-    text = " | ".join(lines[-_CHECK_DETAIL_LINES:])
-    return text if len(text) <= limit else "..." + text[-limit:]
+def gist(text: str, limit: int = _CHECK_DETAIL_LIMIT, joiner: str = " | ") -> str:
+    """A text by its last lines, in one line, where a command says how it ended ("1 failed")."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    joined = joiner.join(lines[-_GIST_LINES:])
+    return joined if len(joined) <= limit else "..." + joined[-limit:]
 
 
 def _clip(text: str, limit: int = _FEEDBACK_LIMIT) -> str:

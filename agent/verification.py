@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from agent.feedback import gist
 from agent.fingerprint import workspace_fingerprint
 from agent.policy import check_command
 from agent.tools.paths import resolve_in_workspace
@@ -85,14 +86,8 @@ def executed_call(step: int, proposal: ActionProposal, verdict: Verdict, result:
         return None
     said = result.summary()
     if result.output.strip():
-        said += f" ({_gist(result.output)})"
+        said += f" ({gist(result.output, limit=160, joiner=' / ')})"
     return ExecutedCall(step=step, digest=proposal_digest(proposal), fingerprint=verdict.fingerprint, result=said)
-
-
-def _gist(output: str, limit: int = 160) -> str:
-    """The output's last lines, in one short line: where a test run or a command says how it went."""
-    text = " / ".join(line.strip() for line in output.strip().splitlines()[-3:] if line.strip())
-    return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def _same_call(executed: Sequence[ExecutedCall], digest: str, fingerprint: str) -> ExecutedCall | None:
