@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import re
+
 from contracts import PostconditionResult, ToolResult, Verdict
 
 _FEEDBACK_LIMIT = 4000
 _GIST_LINES = 3
 _CHECK_DETAIL_LIMIT = 240
+# Durations change from run to run ("5 passed in 0.03s"). Hidden, the same run gives the same
+# prompts (a cassette replays them, a server's prompt cache hits) and an unchanged status is
+# told apart from a new one.
+_DURATION = re.compile(r"\bin \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
 
 
-def after_tool(result: ToolResult, check: PostconditionResult | None) -> str:
+def after_tool(result: ToolResult, check: PostconditionResult | None, *, told: str = "") -> str:
+    """`told`: the status the model was last given in this task. The same again is said in a
+    few words: each step's feedback is read once by the model, and a status repeated in full
+    on every step of a task costs a small model seconds per call for nothing new."""
     parts = [result.summary()]
     if result.output:
         parts.append(_clip(result.output))
     if check is not None:
-        parts.append(after_check(check))
+        status = after_check(check)
+        same = without_durations(status) == without_durations(told)
+        parts.append(f"Task postconditions: as before, {check.summary()}." if same else status)
     return "\n".join(parts)
 
 
@@ -40,6 +51,10 @@ def gist(text: str, limit: int = _CHECK_DETAIL_LIMIT, joiner: str = " | ") -> st
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     joined = joiner.join(lines[-_GIST_LINES:])
     return joined if len(joined) <= limit else "..." + joined[-limit:]
+
+
+def without_durations(text: str) -> str:
+    return _DURATION.sub("in <t>s", text)
 
 
 def _clip(text: str, limit: int = _FEEDBACK_LIMIT) -> str:

@@ -58,6 +58,9 @@ class RunSnapshot(BaseModel):
     steps: list[StepRecord] = Field(default_factory=list)
     # The model's turns in the task in progress; a new task starts with none.
     turns: list[Turn] = Field(default_factory=list)
+    # The postcondition status the model was last told in the task in progress: a step that
+    # leaves it as it was says so in a few words instead of again in full.
+    task_status: str = ""
     usage: Usage = Field(default_factory=Usage)
     task_usage: Usage = Field(default_factory=Usage)
     # The part of `usage` spent on nothing: failed attempts and rejected steps.

@@ -7,13 +7,17 @@ Web UI can show them again later (`python -m starter server`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
 import subprocess
 import sysconfig
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
+
+from temporalio.service import ConnectConfig, RPCError, ServiceClient
 
 from contracts.errors import StarterError
 from lab.child_process import die_with_parent
@@ -121,12 +125,33 @@ class DevServer:
         log.close()
         deadline = time.monotonic() + timeout_s
         while not is_listening(self.options.ip, self.options.port, 0.2):
-            if self._process.poll() is not None:
-                raise StarterError(f"the Temporal dev server exited at start; see {self._log}: {self._log_tail()}")
+            self._check_alive()
             if time.monotonic() > deadline:
                 await self.stop()
                 raise StarterError(f"the Temporal dev server did not listen within {timeout_s:.0f} s; see {self._log}")
             await asyncio.sleep(0.05)
+        await self._wait_healthy(deadline, timeout_s)
+
+    async def _wait_healthy(self, deadline: float, timeout_s: float) -> None:
+        """The server listens before its frontend is healthy; on a loaded machine the gap is
+        seconds, and a client that connects in it is refused ("Frontend is not healthy yet").
+        So a started server is one whose frontend says it serves (the gRPC health check)."""
+        config = ConnectConfig(target_host=self.address)
+        client: ServiceClient | None = None
+        while True:
+            with contextlib.suppress(RuntimeError, RPCError):
+                client = client or await ServiceClient.connect(config)
+                if await client.check_health(timeout=timedelta(seconds=2)):
+                    return
+            self._check_alive()
+            if time.monotonic() > deadline:
+                await self.stop()
+                raise StarterError(f"the Temporal dev server was not healthy within {timeout_s:.0f} s; see {self._log}")
+            await asyncio.sleep(0.1)
+
+    def _check_alive(self) -> None:
+        if self._process is not None and self._process.poll() is not None:
+            raise StarterError(f"the Temporal dev server exited at start; see {self._log}: {self._log_tail()}")
 
     async def stop(self, timeout_s: float = 10.0) -> None:
         process, self._process = self._process, None

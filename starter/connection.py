@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -18,8 +16,6 @@ from contracts.errors import StarterError
 from lab.temporal_server import DevServer, DevServerOptions, is_listening, split_address
 from worker import connect, connect_failure_reason
 from workflows import visibility
-
-EMBEDDED_HEALTHY_S = 30.0
 
 
 @dataclass
@@ -59,7 +55,7 @@ async def temporal_connection(*, keep_server: bool = False, embed: bool = True) 
         address = embedded.address
     try:
         try:
-            client = await _connect(address, patient=embedded is not None)
+            client = await connect(address)
         except RuntimeError as error:
             raise StarterError(f"no Temporal server at {address}: {connect_failure_reason(error)}") from None
         searchable = True if embedded else await ensure_search_attributes(client)
@@ -67,20 +63,6 @@ async def temporal_connection(*, keep_server: bool = False, embed: bool = True) 
     finally:
         if embedded is not None and not keep_server:
             await embedded.stop()
-
-
-async def _connect(address: str, *, patient: bool) -> Client:
-    """A server this process has just started listens before its frontend is healthy; on a
-    loaded machine the gap is seconds ("Frontend is not healthy yet"). Such a server is given
-    EMBEDDED_HEALTHY_S to become healthy; any other is asked once."""
-    deadline = time.monotonic() + (EMBEDDED_HEALTHY_S if patient else 0)
-    while True:
-        try:
-            return await connect(address)
-        except RuntimeError as error:
-            if "not healthy" not in str(error) or time.monotonic() >= deadline:
-                raise
-        await asyncio.sleep(0.5)
 
 
 async def ensure_search_attributes(client: Client) -> bool:

@@ -33,3 +33,23 @@ def test_the_steps_own_output_comes_first_and_whole() -> None:
 
     assert said.startswith("read_file: ok\n" + output)
     assert said.endswith("- not yet: x: no")
+
+
+def _failing(detail: str) -> PostconditionResult:
+    return PostconditionResult(
+        outcomes=[PostconditionOutcome(description="`python -m pytest -q` exits 0", passed=False, detail=detail)]
+    )
+
+
+def test_a_status_the_model_was_already_told_is_said_in_a_few_words() -> None:
+    result = ToolResult(tool="read_file", ok=True, output="1: def f():")
+    first = _failing("E   assert 2 == 3\n1 failed in 0.04s")
+    told = feedback.after_check(first)
+    # The same failures, a different duration: nothing new for the model.
+    again = feedback.after_tool(result, _failing("E   assert 2 == 3\n1 failed in 0.31s"), told=told)
+    assert again == "read_file: ok\n1: def f():\nTask postconditions: as before, 0/1 postconditions hold."
+    # A different failure is told in full.
+    changed = feedback.after_tool(result, _failing("E   assert 3 == 4\n1 failed in 0.05s"), told=told)
+    assert changed.endswith("- not yet: `python -m pytest -q` exits 0: E   assert 3 == 4 | 1 failed in 0.05s")
+    # Nothing told yet in the task: in full.
+    assert feedback.after_tool(result, first) == "read_file: ok\n1: def f():\n" + told

@@ -73,6 +73,15 @@ async def test_a_claim_of_done_is_checked_not_believed(client: Client, task_queu
     assert result.outcome == RunState.COMPLETED
 
 
+async def test_a_status_unchanged_since_the_last_step_is_not_told_again(client: Client, task_queue: str) -> None:
+    world = FakeWorld(sequence(call("run_command", command="true")), holds_after=3)
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED
+    told = [turn.feedback.splitlines()[-1] for turn in world.asked[-1].history]
+    assert told[0] == "- not yet: `true` exits 0"
+    assert told[1] == "Task postconditions: as before, 0/1 postconditions hold."
+
+
 async def test_the_task_step_budget_ends_the_run(client: Client, task_queue: str) -> None:
     world = FakeWorld(sequence(call("run_command", command="true")), holds_after=99)
     result = await run(client, task_queue, world, RunBudget(max_steps=10, max_steps_per_task=3))

@@ -33,6 +33,7 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
     snapshot.task_id, snapshot.task_index = task.id, index
     if not resumed:
         snapshot.turns = []
+        snapshot.task_status = ""
         snapshot.task_usage = Usage()
         snapshot.task_started_at = workflow.now()
         snapshot.task_waited_s = 0.0
@@ -84,7 +85,8 @@ async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usag
     step = run.snapshot.step
     check = await calls.check(run, task.postconditions, f"step {step}: check the claim that {task.id} is done")
     if not check.passed:
-        said = "claimed done, but " + feedback.after_check(check)
+        run.snapshot.task_status = feedback.after_check(check)
+        said = "claimed done, but " + run.snapshot.task_status
         await end_step(run, task, StepEnd("rejected", proposal, usage, said, check=check))
         return False
     await end_step(run, task, StepEnd("committed", proposal, usage, "done", check=check))
@@ -129,6 +131,8 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
     check = None
     if task.postconditions:
         check = await calls.check(run, task.postconditions, f"step {snapshot.step}: check {task.id}")
-    said = feedback.after_tool(result, check)
+    said = feedback.after_tool(result, check, told=snapshot.task_status)
+    if check is not None:
+        snapshot.task_status = feedback.after_check(check)
     await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result, check))
     return check is not None and check.passed

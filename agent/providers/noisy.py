@@ -20,6 +20,7 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,11 +68,13 @@ class NoisyProvider:
         self._inner = inner
         self._noise = noise
 
-    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
-        return await self._inner.interpret_goal(goal)
+    async def interpret_goal(self, goal: str, *, files: Sequence[str] = ()) -> Reply[GoalInterpretation]:
+        return await self._inner.interpret_goal(goal, files=files)
 
-    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
-        return await self._inner.draft_plan(goal, summary, tools)
+    async def draft_plan(
+        self, goal: str, summary: str, tools: list[ToolSpec], *, files: Sequence[str] = ()
+    ) -> Reply[Plan]:
+        return await self._inner.draft_plan(goal, summary, tools, files=files)
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         attempt = request.attempt

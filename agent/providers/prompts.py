@@ -11,9 +11,10 @@ re-reads a prompt from the first token that changed: on 2 cores, seconds per hun
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Sequence
 from typing import Any
 
+from agent.feedback import without_durations
 from agent.providers.schemas import ANSWER_KEY
 from contracts import ActionProposal, ProposeActionInput, ToolSpec, Turn
 
@@ -35,9 +36,6 @@ ANSWER_MARKER = "\nThe answer was: "
 # JSON and English (so the guess overcounts tokens), with a margin for the chat template.
 CHARS_PER_TOKEN = 3.0
 TEMPLATE_MARGIN_TOKENS = 64
-# Durations change from run to run ("5 passed in 0.03s"). Hidden, the same run gives the same
-# prompts: a cassette replays them, and a server's prompt cache hits.
-_DURATION = re.compile(r"\bin \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
 
 _AGENT = (
     "You are an agent that works in a software workspace and on operations services. You reach a goal "
@@ -58,9 +56,11 @@ _GOAL_FORM = (
     "say what the goal is. Answer with one JSON object and nothing else, not an action:\n"
     '{"summary": "<the goal in one sentence>", "constraints": ["<a rule the work must respect>"]}'
 )
+# Short fields: every token of a plan is decoded (about 70 ms each for a 1.5B model on 2 cores,
+# the grammar's check included) and read again at the start of each of its tasks.
 _PLAN_FORM = (
     "plan the work. Answer with one JSON object and nothing else, not an action:\n"
-    '{"tasks": [{"id": "<short-id>", "title": "<what>", "instructions": "<how>", '
+    '{"tasks": [{"id": "<short-id>", "title": "<what, in a few words>", "instructions": "<how, in one sentence>", '
     '"depends_on": ["<id of a task that must be done first>"]}]}\n'
     "Use few tasks; one is right for a small goal. Ids use letters, digits, '.', '_' and '-'."
 )
@@ -144,17 +144,17 @@ def _chars(messages: list[Message]) -> int:
     return sum(len(message["content"]) for message in messages)
 
 
-def goal_messages(goal: str, tools: list[ToolSpec]) -> list[Message]:
-    """The proposals' own start (the same system message, then the goal), and what to do
-    instead of an action at the end: a server that has just read this prompt has read most of
-    the run's first proposal, and the other way round."""
-    ask = f"Goal:\n{goal.strip()}\n\nBefore any action: {_GOAL_FORM}"
+def goal_messages(goal: str, tools: list[ToolSpec], files: Sequence[str] = ()) -> list[Message]:
+    """The proposals' own start (the same system message, then the goal and the files), and
+    what to do instead of an action at the end: a server that has just read this prompt has
+    read most of the run's first proposal, and the other way round."""
+    ask = f"{_goal_and_files(goal, files)}\n\nBefore any action: {_GOAL_FORM}"
     return [_message("system", _agent_system(tools)), _message("user", ask)]
 
 
-def plan_messages(goal: str, summary: str, tools: list[ToolSpec]) -> list[Message]:
+def plan_messages(goal: str, summary: str, tools: list[ToolSpec], files: Sequence[str] = ()) -> list[Message]:
     """Like `goal_messages`: the proposals' start, then the planning request."""
-    ask = f"Goal:\n{goal.strip()}\n\nSummary: {summary.strip()}\n\nBefore any action: {_PLAN_FORM}"
+    ask = f"{_goal_and_files(goal, files)}\n\nSummary: {summary.strip()}\n\nBefore any action: {_PLAN_FORM}"
     return [_message("system", _agent_system(tools)), _message("user", ask)]
 
 
@@ -194,16 +194,7 @@ def clip(text: str, limit: int) -> str:
 
 
 def _assignment(request: ProposeActionInput) -> str:
-    parts = [f"Goal:\n{request.goal.strip()}"]
-    if request.workspace_files:
-        shown = request.workspace_files[:FILES_SHOWN]
-        more = (
-            f"\n(and {len(request.workspace_files) - FILES_SHOWN} more)"
-            if len(request.workspace_files) > FILES_SHOWN
-            else ""
-        )
-        listing = "\n".join(shown) + more
-        parts.append(f"Files in your workspace at the start (paths relative to the workspace root):\n{listing}")
+    parts = [_goal_and_files(request.goal, request.workspace_files)]
     task = request.task
     if task is None:
         parts.append("Work on the whole goal; answer finish when it is achieved.")
@@ -220,8 +211,18 @@ def _assignment(request: ProposeActionInput) -> str:
     return "\n\n".join(parts)
 
 
+def _goal_and_files(goal: str, files: Sequence[str]) -> str:
+    """How every prompt of a run begins after the system message: the goal, then the files."""
+    parts = [f"Goal:\n{goal.strip()}"]
+    if files:
+        more = f"\n(and {len(files) - FILES_SHOWN} more)" if len(files) > FILES_SHOWN else ""
+        listing = "\n".join(files[:FILES_SHOWN]) + more
+        parts.append(f"Files in your workspace at the start (paths relative to the workspace root):\n{listing}")
+    return "\n\n".join(parts)
+
+
 def _turn_messages(turn: Turn, limit: int) -> list[Message]:
-    feedback = _DURATION.sub("in <t>s", turn.feedback)
+    feedback = without_durations(turn.feedback)
     if turn.proposal is not None:
         said = answer_text(turn.proposal)
     elif ANSWER_MARKER in feedback:
