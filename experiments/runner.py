@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from contracts.errors import InfrastructureError
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
 from experiments.config_loader import ConfigError
 from lab.catalog import load_task
@@ -80,13 +81,19 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
     started = datetime.now(UTC)
     print(f"experiment {experiment_id}: {len(specs)} trials, {parallel} at a time -> {directory}", flush=True)
     scratch.mkdir(parents=True)
+    trials: list[TrialRecord] = []
+    broken: InfrastructureError | None = None
     try:
         with TrialProgress(len(specs), parallel) as progress:
-            trials = await _run_trials(config, specs, parallel, directory, scratch, progress)
+            try:
+                await _run_trials(config, specs, parallel, directory, scratch, progress, trials)
+            except InfrastructureError as error:  # the report still covers the trials recorded
+                broken = error
             progress.status("writing the report")
             order = {spec.trial_id: position for position, spec in enumerate(specs)}
             trials.sort(key=lambda record: order[record.trial_id])
-            write_report(directory, config, experiment_id, trials, started, datetime.now(UTC))
+            stopped = f"{broken}; {len(trials)} of {len(specs)} trials ran" if broken else ""
+            write_report(directory, config, experiment_id, trials, started, datetime.now(UTC), stopped_early=stopped)
             progress.status("done")
         if lab_failed := [record.trial_id for record in trials if record.infrastructure_error]:
             _keep_logs(scratch, directory / LOGS_DIR, lab_failed)
@@ -95,6 +102,10 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
         raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    if broken is not None:
+        raise InfrastructureError(
+            f"experiment stopped: {broken}. The report of the {len(trials)} trials recorded is in {directory}"
+        )
     return directory
 
 
@@ -117,15 +128,18 @@ async def _run_trials(
     directory: Path,
     scratch: Path,
     progress: TrialProgress,
-) -> list[TrialRecord]:
+    trials: list[TrialRecord],
+) -> None:
+    """Run the trials, appending each record to `trials` (and to `trials.jsonl`) as it ends.
+    When the local model server goes away, the trial that saw it counts as the lab's failure,
+    no further trial starts (each would fail the same way), and InfrastructureError says so."""
     from experiments.harness import LabCluster
     from experiments.harness.pool import WorkerPool
     from experiments.trials import FaultBook, Lab, run_trial
     from lab.llama_log import LlamaLog
-    from lab.llama_server import server_log_path
+    from lab.llama_server import server_log_path, stopped_server
     from lab.providers import ProviderChoice, provider_for, with_experiment_settings
 
-    trials: list[TrialRecord] = []
     progress.status("starting the cluster")
     choice = ProviderChoice.resolve(config.provider.kind, config.provider.model, config.provider.base_url, None, 0)
     async with (
@@ -146,13 +160,20 @@ async def _run_trials(
             alone = [spec for spec in specs if spec.scenario.kind == FaultKind.SERVER_RESTART]
             gate = asyncio.Semaphore(parallel)
 
+            down: list[str] = []
+
             async def one(spec: TrialSpec) -> None:
                 async with gate:
+                    if down:
+                        return
                     progress.started()
                     mark = server_log.mark() if server_log else 0
                     record = await run_trial(spec, lab)
                     if server_log:
                         record = record.model_copy(update={"call_timings": server_log.calls_since(mark)})
+                    if (why := stopped_server(provider.base_url)) is not None:
+                        down.append(why)
+                        record = record.model_copy(update={"infrastructure_error": f"InfrastructureError: {why}"})
                 trials.append(record)
                 with (directory / "trials.jsonl").open("a") as raw:
                     raw.write(record.model_dump_json() + "\n")
@@ -161,4 +182,5 @@ async def _run_trials(
             await asyncio.gather(*(one(spec) for spec in together))
             for spec in alone:
                 await one(spec)
-    return trials
+            if down:
+                raise InfrastructureError(down[0])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import signal
 import socket
 import subprocess
 import sys
@@ -56,7 +57,8 @@ async def llama_server(
     log_path = server_log_path()
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [
-        sys.executable, "-m", "llama_cpp.server",
+        # `python -m llama_cpp.server`, kept off AMX buffers in an AMX build (lab/llama_entry.py).
+        sys.executable, str(Path(__file__).with_name("llama_entry.py")),
         "--model", str(model.path),
         "--model_alias", MODEL_ALIAS,
         "--host", "127.0.0.1",
@@ -70,10 +72,12 @@ async def llama_server(
     with log_path.open("ab") as log:
         process = subprocess.Popen(command, stdout=log, stderr=log, preexec_fn=die_with_parent)
     base_url = f"http://127.0.0.1:{port}/v1"
+    _serving[base_url] = process
     try:
         await _wait_ready(process, base_url, log_path)
         yield base_url
     finally:
+        _serving.pop(base_url, None)
         process.terminate()
         try:
             await asyncio.to_thread(process.wait, 10)
@@ -93,6 +97,28 @@ async def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log_path:
                     return
             await asyncio.sleep(0.2)
     raise StarterError(f"the llama.cpp server did not answer within {timeout_s:.0f} s; see {log_path}")
+
+
+# The servers this process started and has not stopped, by base URL.
+_serving: dict[str, subprocess.Popen[bytes]] = {}
+
+
+def stopped_server(base_url: str | None) -> str | None:
+    """Why the server this process started at `base_url` is no longer there (it exited by itself:
+    a crash, the kernel's OOM killer), or None while it runs, or when it is none of ours. Every
+    call after that point fails: the lab's failure, not the agent's."""
+    process = _serving.get(base_url or "")
+    if process is None or (code := process.poll()) is None:
+        return None
+    how = f"killed by {_signal_name(-code)}" if code < 0 else f"exited with code {code}"
+    return f"the local model server {how}; see {server_log_path()}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def server_log_path() -> Path:

@@ -17,7 +17,7 @@ from typing import NoReturn
 import settings
 from agent.sandbox.selection import BACKENDS
 from contracts import PolicyProfile
-from contracts.errors import BadInput
+from contracts.errors import BadInput, InfrastructureError
 from lab.catalog import list_tasks, load_task
 
 # Each command imports what it runs when it runs: Temporal's client, the activities and
@@ -184,6 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except InfrastructureError as error:  # the lab's own machinery broke: not the input's fault
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -9,6 +9,7 @@ from agent.postconditions import check
 from contracts import ProviderConfig, RunRequest, RunResult
 from contracts.errors import BadInput, LabError, StarterError
 from lab.catalog import Task
+from lab.llama_server import stopped_server
 from lab.providers import ProviderChoice, provider_for
 from lab.temporal_server import DevServer
 from starter.baseline_run import run_baseline
@@ -50,7 +51,11 @@ async def run_task(
             raise StarterError(f"{type(error).__name__}: {error}") from None
         # Both runtimes are judged the same way: the task's postconditions on the real end state.
         judged = await check(Path(result.workspace), task.spec.postconditions, request.world_id)
+        # A crashed model server fails every call after it: say so, not only the calls' errors.
+        gone = stopped_server(provider.base_url)
     printer.finished(result, judged)
+    if gone:
+        printer.line(f"  {gone}")
     if link:
         printer.line(f"  Web UI: {link}")
         if embedded is not None:

@@ -56,11 +56,9 @@ _GOAL_FORM = (
     "say what the goal is. Answer with one JSON object and nothing else, not an action:\n"
     '{"summary": "<the goal in one sentence>", "constraints": ["<a rule the work must respect>"]}'
 )
-# Short fields: every token of a plan is decoded (about 70 ms each for a 1.5B model on 2 cores,
-# the grammar's check included) and read again at the start of each of its tasks.
 _PLAN_FORM = (
     "plan the work. Answer with one JSON object and nothing else, not an action:\n"
-    '{"tasks": [{"id": "<short-id>", "title": "<what, in a few words>", "instructions": "<how, in one sentence>", '
+    '{"tasks": [{"id": "<short-id>", "title": "<what>", "instructions": "<how>", '
     '"depends_on": ["<id of a task that must be done first>"]}]}\n'
     "Use few tasks; one is right for a small goal. Ids use letters, digits, '.', '_' and '-'."
 )

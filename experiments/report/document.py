@@ -25,6 +25,9 @@ class ResultsDocument(BaseModel):
     config: ExperimentConfig
     trials_file: str = TRIALS_JSONL
     results: ExperimentResults
+    # Why the experiment ended before its last trial (the lab broke: its model server went
+    # away), or "" when every planned trial ran.
+    stopped_early: str = ""
 
 
 def read_results(directory: Path) -> ResultsDocument:

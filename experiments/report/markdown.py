@@ -17,6 +17,11 @@ def markdown_report(document: ResultsDocument) -> str:
     sections = [
         f"# Experiment `{config.name}`: {document.experiment_id}",
         config.description,
+        *(
+            [f"**Stopped early**: {document.stopped_early}. The figures are over the trials recorded before."]
+            if document.stopped_early
+            else []
+        ),
         "## Method",
         _method(document),
         "## Configuration",

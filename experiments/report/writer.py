@@ -24,8 +24,11 @@ def write_report(
     trials: Sequence[TrialRecord],
     started: datetime,
     finished: datetime,
+    *,
+    stopped_early: str = "",
 ) -> Path:
-    """Write the whole report directory; returns the path of `report.md`."""
+    """Write the whole report directory; returns the path of `report.md`. `stopped_early`: why
+    the trials recorded are fewer than the config's."""
     directory.mkdir(parents=True, exist_ok=True)
     records = list(trials)
     (directory / TRIALS_JSONL).write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
@@ -35,6 +38,7 @@ def write_report(
         finished=finished,
         config=config,
         results=summarize(records, config),
+        stopped_early=stopped_early,
     )
     (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return _write_document(directory, document, records)

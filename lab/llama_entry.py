@@ -1,0 +1,41 @@
+"""The llama.cpp server (`python -m llama_cpp.server`), started with one setting its command line
+does not offer: no extra weight buffers when llama.cpp was built with AMX.
+
+Why: a build for the machine it compiles on (`-march=native`, llama-cpp-python's default) on a
+CPU with AMX (Sapphire Rapids and later) repacks the weights into AMX buffers, and its AMX matrix
+multiply crashes the server (SIGSEGV) on its first completion: its worker threads run tile
+instructions without the per-thread permission the kernel requires (llama.cpp #20824, #26954;
+seen here with Qwen2.5-Coder Q4_K_M). Without extra buffers the weights stay in plain CPU
+buffers and the AVX2/AVX-512 kernels serve them. A build without AMX is left as it is.
+
+Run as a script, not as a module of the project: it imports nothing but llama_cpp.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+
+AMX_BUILD = "AMX_INT8 = 1"
+
+
+def main() -> None:
+    import llama_cpp.llama_cpp as native
+
+    if AMX_BUILD in native.llama_print_system_info().decode(errors="replace"):
+        defaults = native.llama_model_default_params
+
+        def without_extra_buffers() -> native.llama_model_params:
+            params = defaults()
+            params.use_extra_bufts = False
+            return params
+
+        # llama_cpp.Llama takes its model parameters from this function, then sets its own.
+        native.llama_model_default_params = without_extra_buffers
+        print("llama_entry: an AMX build: weights kept out of AMX buffers (their kernels crash)", flush=True)
+    sys.argv[0] = "llama_cpp.server"
+    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()
