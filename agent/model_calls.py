@@ -28,7 +28,7 @@ from contracts import (
 
 
 async def compile_goal(request: CompileGoalInput) -> CompileGoalResult:
-    reply = await build_provider(request.provider).interpret_goal(request.goal, files=request.workspace_files)
+    reply = await build_provider(request.provider).interpret_goal(request.goal)
     spec = GoalSpec(
         goal=request.goal,
         summary=reply.value.summary,
@@ -41,8 +41,7 @@ async def compile_goal(request: CompileGoalInput) -> CompileGoalResult:
 
 async def draft_plan(request: DraftPlanInput) -> DraftPlanResult:
     spec = request.goal_spec
-    provider = build_provider(request.provider)
-    reply = await provider.draft_plan(spec.goal, spec.summary, tool_specs(), files=request.workspace_files)
+    reply = await build_provider(request.provider).draft_plan(spec.goal, spec.summary, tool_specs())
     return DraftPlanResult(plan=with_acceptance(reply.value, spec.acceptance), usage=reply.usage)
 
 

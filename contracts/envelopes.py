@@ -42,9 +42,6 @@ class CompileGoalInput(BaseModel):
     goal: str
     # The task's declared postconditions, carried into the GoalSpec unchanged.
     acceptance: list[Postcondition] = Field(default_factory=list)
-    # The workspace's files at the start: the goal's and the plan's prompts list them as the
-    # proposals' do, so the three share their start (and a model server's prompt cache).
-    workspace_files: list[str] = Field(default_factory=list)
 
 
 class CompileGoalResult(BaseModel):
@@ -56,7 +53,6 @@ class CompileGoalResult(BaseModel):
 class DraftPlanInput(BaseModel):
     provider: ProviderConfig
     goal_spec: GoalSpec
-    workspace_files: list[str] = Field(default_factory=list)
 
 
 class DraftPlanResult(BaseModel):

@@ -40,15 +40,17 @@ def plan_trials(config: ExperimentConfig, experiment_id: str) -> list[TrialSpec]
 
 
 def _plan(config: ExperimentConfig, experiment_id: str) -> Iterator[TrialSpec]:
+    """Trial by trial, the runtimes in turn (durable #0, baseline #0, durable #1, ...): what
+    drifts over an experiment (a shared machine's speed, a model server's prompt cache left by
+    the trial before) falls on every runtime alike, not on whichever ran first."""
     from experiments.trials import TrialSpec
 
     for scenario in config.scenarios:
         for task_id in scenario.tasks or config.tasks:
             task = load_task(task_id)
-            for runtime in config.runtimes:
-                if not config.runs(scenario, runtime):
-                    continue
-                for index in range(config.trials):
+            runtimes = [runtime for runtime in config.runtimes if config.runs(scenario, runtime)]
+            for index in range(config.trials):
+                for runtime in runtimes:
                     yield TrialSpec(experiment_id, task, runtime, scenario, index, config.seed + index)
 
 

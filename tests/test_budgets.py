@@ -3,7 +3,7 @@ failed ones included, is counted."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pytest
 from temporalio.client import Client
@@ -69,11 +69,11 @@ class FlakyProvider:
     def __init__(self, inner: ScriptedProvider) -> None:
         self._inner = inner
 
-    async def interpret_goal(self, goal: str, **files: Any):  # type: ignore[no-untyped-def]
-        return await self._inner.interpret_goal(goal, **files)
+    async def interpret_goal(self, goal: str):  # type: ignore[no-untyped-def]
+        return await self._inner.interpret_goal(goal)
 
-    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec], **files: Any):  # type: ignore[no-untyped-def]
-        return await self._inner.draft_plan(goal, summary, tools, **files)
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]):  # type: ignore[no-untyped-def]
+        return await self._inner.draft_plan(goal, summary, tools)
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         key = (request.run_id, request.step)

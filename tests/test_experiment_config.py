@@ -68,6 +68,11 @@ def test_trials_are_planned_per_runtime_task_scenario_and_seed() -> None:
         seeds[(spec.task.spec.id, spec.scenario.name, spec.index)].add(spec.seed)
     assert all(len(found) == 1 for found in seeds.values())
     assert len({spec.trial_id for spec in specs}) == len(specs)
+    # The runtimes take turns, trial by trial: drift over the experiment falls on each alike.
+    clean = [(s.task.spec.id, s.index, s.runtime) for s in specs if s.scenario.name == "none"]
+    task, arms = clean[0][0], sorted({runtime for _, _, runtime in clean}, key=config.runtimes.index)
+    assert len(arms) > 1
+    assert clean[: 2 * len(arms)] == [(task, index, runtime) for index in (0, 1) for runtime in arms]
 
 
 @pytest.mark.parametrize(

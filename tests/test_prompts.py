@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from agent import model_calls
-from agent.providers.base import Reply
 from agent.providers.prompts import CHARS_PER_TOKEN, TEMPLATE_MARGIN_TOKENS, proposal_messages
 from agent.tools.registry import tool_specs
-from contracts import (
-    ActionProposal,
-    CompileGoalInput,
-    DraftPlanInput,
-    GoalInterpretation,
-    Plan,
-    PlanTask,
-    ProposeActionInput,
-    ProposeActionResult,
-    ProviderConfig,
-    ToolSpec,
-    Turn,
-    Usage,
-)
+from contracts import ActionProposal, ProposeActionInput, ProposeActionResult, ProviderConfig, ToolSpec, Turn, Usage
 
 
 def test_the_first_message_lists_the_workspace_files() -> None:
@@ -135,49 +120,16 @@ def test_without_a_context_window_nothing_is_left_out() -> None:
 
 def test_the_goal_and_plan_calls_start_as_the_proposals_do() -> None:
     """A server re-reads a prompt from the first token that changed: the durable runtime's goal
-    and plan calls share the proposals' system message, goal and file listing, so after any of
-    them the others are mostly read already (only the ask at the end, or the plan task, is new)."""
+    and plan calls share the proposals' system message and goal, so after any of them the
+    others are mostly read already."""
     from agent.providers.prompts import goal_messages, plan_messages
 
     tools = tool_specs()
     goal = "Fix numbers_up_to in counting/ranges.py."
-    files = ["counting/ranges.py", "tests/test_ranges.py"]
-    task = PlanTask(id="T1", title="Fix it")
-    proposals = [
-        proposal_messages(
-            ProposeActionInput(provider=ProviderConfig(), goal=goal, workspace_files=files, task=t), tools
-        )
-        for t in (None, task)
-    ]
-    start = f"Goal:\n{goal}\n\nFiles in your workspace at the start (paths relative to the workspace root):\n"
-    start += "\n".join(files) + "\n\n"
-    for messages in (goal_messages(goal, tools, files), plan_messages(goal, "Fix it.", tools, files), *proposals):
-        assert messages[0] == proposals[0][0]
-        assert messages[1]["content"].startswith(start)
-    assert '"summary"' in goal_messages(goal, tools, files)[1]["content"]
-    assert '"tasks"' in plan_messages(goal, "Fix it.", tools, files)[1]["content"]
-
-
-async def test_the_goal_and_plan_activities_hand_the_listing_to_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[tuple[str, Sequence[str]]] = []
-
-    class Recorder:
-        async def interpret_goal(self, goal: str, *, files: Sequence[str] = ()) -> Reply[GoalInterpretation]:
-            seen.append(("goal", files))
-            return Reply(GoalInterpretation(summary="s"), Usage())
-
-        async def draft_plan(
-            self, goal: str, summary: str, tools: list[ToolSpec], *, files: Sequence[str] = ()
-        ) -> Reply[Plan]:
-            seen.append(("plan", files))
-            return Reply(Plan(tasks=[PlanTask(id="T1", title="t")]), Usage())
-
-    monkeypatch.setattr(model_calls, "build_provider", lambda config: Recorder())
-    listing = ["a.py", "b/c.py"]
-    compiled = await model_calls.compile_goal(
-        CompileGoalInput(provider=ProviderConfig(), goal="g", workspace_files=listing)
-    )
-    await model_calls.draft_plan(
-        DraftPlanInput(provider=ProviderConfig(), goal_spec=compiled.goal_spec, workspace_files=listing)
-    )
-    assert seen == [("goal", listing), ("plan", listing)]
+    proposal = proposal_messages(ProposeActionInput(provider=ProviderConfig(), goal=goal), tools)
+    for messages in (goal_messages(goal, tools), plan_messages(goal, "Fix it.", tools)):
+        assert messages[0] == proposal[0]
+        assert messages[1]["content"].startswith(f"Goal:\n{goal}\n\n")
+        assert proposal[1]["content"].startswith(f"Goal:\n{goal}\n\n")
+    assert '"summary"' in goal_messages(goal, tools)[1]["content"]
+    assert '"tasks"' in plan_messages(goal, "Fix it.", tools)[1]["content"]

@@ -135,16 +135,14 @@ async def _start(run: Run) -> None:
     snapshot.workspace_files = workspace.files
 
     run.move(S.COMPILING_GOAL)
-    goal = CompileGoalInput(
-        provider=request.provider, goal=request.goal, acceptance=request.acceptance, workspace_files=workspace.files
-    )
+    goal = CompileGoalInput(provider=request.provider, goal=request.goal, acceptance=request.acceptance)
     compiled = await calls.call(compile_goal, goal, options.MODEL, "interpret the goal")
     snapshot.usage += compiled.usage + compiled.failed_attempts
     snapshot.wasted += compiled.failed_attempts
     snapshot.goal_spec = compiled.goal_spec
 
     run.move(S.PLANNING)
-    planning = DraftPlanInput(provider=request.provider, goal_spec=compiled.goal_spec, workspace_files=workspace.files)
+    planning = DraftPlanInput(provider=request.provider, goal_spec=compiled.goal_spec)
     # Runs started before the activity's rename schedule it under its old name.
     drafting = draft_plan if workflow.patched("draft-plan-activity") else plan
     planned = await calls.call(drafting, planning, options.MODEL, "draft a plan")

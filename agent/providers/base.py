@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -22,14 +21,11 @@ class ModelProvider(Protocol):
 
     Transient failures raise ProviderUnavailable (retried by Temporal or the baseline);
     an answer that does not validate comes back as `ProposeActionResult.invalid_output`, so the
-    caller can feed it back to the model instead of retrying blindly. `files` is the
-    workspace's listing at the start, which a real model's goal and plan prompts show.
+    caller can feed it back to the model instead of retrying blindly.
     """
 
-    async def interpret_goal(self, goal: str, *, files: Sequence[str] = ()) -> Reply[GoalInterpretation]: ...
+    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]: ...
 
-    async def draft_plan(
-        self, goal: str, summary: str, tools: list[ToolSpec], *, files: Sequence[str] = ()
-    ) -> Reply[Plan]: ...
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]: ...
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult: ...

@@ -20,7 +20,6 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -68,13 +67,11 @@ class NoisyProvider:
         self._inner = inner
         self._noise = noise
 
-    async def interpret_goal(self, goal: str, *, files: Sequence[str] = ()) -> Reply[GoalInterpretation]:
-        return await self._inner.interpret_goal(goal, files=files)
+    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
+        return await self._inner.interpret_goal(goal)
 
-    async def draft_plan(
-        self, goal: str, summary: str, tools: list[ToolSpec], *, files: Sequence[str] = ()
-    ) -> Reply[Plan]:
-        return await self._inner.draft_plan(goal, summary, tools, files=files)
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
+        return await self._inner.draft_plan(goal, summary, tools)
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         attempt = request.attempt

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from pydantic import JsonValue, ValidationError
@@ -53,17 +53,15 @@ class OpenAIProvider:
         self._config = config
         self._strict = config.structured_output == "json_schema"
 
-    async def interpret_goal(self, goal: str, *, files: Sequence[str] = ()) -> Reply[GoalInterpretation]:
+    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
         schema = schemas.goal_schema(strict=self._strict)
-        messages = prompts.goal_messages(goal, tool_specs(), files)
+        messages = prompts.goal_messages(goal, tool_specs())
         value, usage = await self._ask_repairing(messages, "goal_interpretation", schema, parse_goal)
         fallback = GoalInterpretation(summary=goal.strip() or "(no goal given)")
         return Reply(value if value is not None else fallback, usage)
 
-    async def draft_plan(
-        self, goal: str, summary: str, tools: list[ToolSpec], *, files: Sequence[str] = ()
-    ) -> Reply[Plan]:
-        messages = prompts.plan_messages(goal, summary, tools, files)
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
+        messages = prompts.plan_messages(goal, summary, tools)
         value, usage = await self._ask_repairing(messages, "plan", schemas.plan_schema(strict=self._strict), parse_plan)
         return Reply(value if value is not None else fallback_plan(goal, summary), usage)
 

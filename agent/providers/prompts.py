@@ -142,17 +142,19 @@ def _chars(messages: list[Message]) -> int:
     return sum(len(message["content"]) for message in messages)
 
 
-def goal_messages(goal: str, tools: list[ToolSpec], files: Sequence[str] = ()) -> list[Message]:
-    """The proposals' own start (the same system message, then the goal and the files), and
-    what to do instead of an action at the end: a server that has just read this prompt has
-    read most of the run's first proposal, and the other way round."""
-    ask = f"{_goal_and_files(goal, files)}\n\nBefore any action: {_GOAL_FORM}"
+def goal_messages(goal: str, tools: list[ToolSpec]) -> list[Message]:
+    """The proposals' own start (the same system message, then the goal), and what to do
+    instead of an action at the end: a server that has just read this prompt has read most of
+    the run's first proposal, and the other way round. Not the file listing, which would
+    share more: with it, Qwen2.5-Coder-1.5B planned "open the file" instead of the fix (seven
+    plans of seven on small-off-by-one, against none of nine without it; docs/models.md)."""
+    ask = f"Goal:\n{goal.strip()}\n\nBefore any action: {_GOAL_FORM}"
     return [_message("system", _agent_system(tools)), _message("user", ask)]
 
 
-def plan_messages(goal: str, summary: str, tools: list[ToolSpec], files: Sequence[str] = ()) -> list[Message]:
+def plan_messages(goal: str, summary: str, tools: list[ToolSpec]) -> list[Message]:
     """Like `goal_messages`: the proposals' start, then the planning request."""
-    ask = f"{_goal_and_files(goal, files)}\n\nSummary: {summary.strip()}\n\nBefore any action: {_PLAN_FORM}"
+    ask = f"Goal:\n{goal.strip()}\n\nSummary: {summary.strip()}\n\nBefore any action: {_PLAN_FORM}"
     return [_message("system", _agent_system(tools)), _message("user", ask)]
 
 
@@ -210,7 +212,7 @@ def _assignment(request: ProposeActionInput) -> str:
 
 
 def _goal_and_files(goal: str, files: Sequence[str]) -> str:
-    """How every prompt of a run begins after the system message: the goal, then the files."""
+    """How every proposal begins after the system message: the goal, then the files."""
     parts = [f"Goal:\n{goal.strip()}"]
     if files:
         more = f"\n(and {len(files) - FILES_SHOWN} more)" if len(files) > FILES_SHOWN else ""

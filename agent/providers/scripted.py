@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 from agent.providers.base import Reply
@@ -31,14 +30,12 @@ class ScriptedProvider:
     def __init__(self, script_path: str) -> None:
         self._path = Path(script_path)
 
-    async def interpret_goal(self, goal: str, *, files: Sequence[str] = ()) -> Reply[GoalInterpretation]:
+    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
         started = time.perf_counter()
         script = await self._script()
         return Reply(script.goal, _usage(goal, script.goal.model_dump_json(), started))
 
-    async def draft_plan(
-        self, goal: str, summary: str, tools: list[ToolSpec], *, files: Sequence[str] = ()
-    ) -> Reply[Plan]:
+    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
         started = time.perf_counter()
         plan = (await self._script()).as_plan()
         return Reply(plan, _usage(goal + summary, plan.model_dump_json(), started))
