@@ -25,7 +25,17 @@ from temporalio.testing import ActivityEnvironment
 import agent.ledger as ledger
 from activities.ledger import append_ledger
 from agent.effects.keys import canonical_json
-from agent.ledger import GENESIS_HASH, append, encode_line, event_hash, ledger_path, read_events, seal, verify_ledger
+from agent.ledger import (
+    GENESIS_HASH,
+    append,
+    encode_line,
+    event_hash,
+    ledger_path,
+    read_events,
+    seal,
+    store,
+    verify_ledger,
+)
 from contracts.envelopes import AppendLedgerInput
 from contracts.errors import LedgerCorrupt, StarterError
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
@@ -255,6 +265,49 @@ def test_two_processes_appending_to_one_run_keep_one_chain(run_id: str) -> None:
     events = read_events(ledger_path(run_id))
     assert len({event.event_id for event in events}) == len(events)
     assert {event.worker for event in events} == {"proc-a", "proc-b"}
+
+
+def test_an_append_checks_only_what_was_added_since_this_process_last_appended(
+    run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full_scans: list[int] = []
+    whole = store.scan_chain
+    monkeypatch.setattr(store, "scan_chain", lambda data, *args: full_scans.append(len(data)) or whole(data, *args))
+    append(run_id, story(run_id), "w")
+    append(run_id, [entry(run_id, 10)], "w")
+    # Another process appends between two of this one's appends: its lines are read and checked.
+    other = subprocess.run([sys.executable, "-c", WRITER_SCRIPT, run_id, "proc-a"], cwd=PROJECT_ROOT, timeout=60)
+    assert other.returncode == 0
+    result = append(run_id, [entry(run_id, 11)], "w")
+    assert len(full_scans) == 1  # the first append only: the file was empty then
+    report = verify_ledger(ledger_path(run_id))
+    assert report.ok and report.events == result.last_seq == 5 + 1 + 80 + 1
+
+
+def test_a_line_another_writer_added_is_checked_before_anything_goes_after_it(run_id: str) -> None:
+    path = ledger_path(run_id)
+    append(run_id, story(run_id), "w")
+    with path.open("ab") as raw:
+        raw.write(b'{"seq": 6}\n')
+    with pytest.raises(LedgerCorrupt, match="line 6: not a ledger event"):
+        append(run_id, [entry(run_id, 10)], "w")
+
+
+def test_an_edit_above_the_head_while_another_appended_is_caught_by_verify_and_after_a_restart(run_id: str) -> None:
+    """What an append of this process does not re-read: the lines it verified before, when the
+    file grew since. `ledger verify` reads them all, and so does a restarted worker's append."""
+    path = ledger_path(run_id)
+    append(run_id, story(run_id), "w")
+    edited = _edited_hash(path.read_bytes().splitlines())  # the same length: nothing moves
+    path.write_bytes(b"".join(line + b"\n" for line in edited))
+    with path.open("ab") as raw:  # and a line appended after it, by a writer that did not check
+        raw.write(encode_line(seal(entry(run_id, 10), seq=6, worker="x", prev_hash=json.loads(edited[-1])["hash"])))
+    report = verify_ledger(path)
+    assert not report.ok and report.first_error is not None and report.first_error.line == 3
+    restarted = subprocess.run(
+        [sys.executable, "-c", WRITER_SCRIPT, run_id, "proc-a"], cwd=PROJECT_ROOT, timeout=60, capture_output=True
+    )
+    assert restarted.returncode != 0 and b"line 3: hash does not match" in restarted.stderr
 
 
 def test_append_to_a_two_thousand_event_ledger_stays_fast(run_id: str) -> None:

@@ -1,7 +1,9 @@
 """The run ledger: an append-only, hash-chained, fsync'd JSONL file per run, idempotent on event id.
 
 chain     the hash of an event and the genesis prev_hash (pure)
-scan      one pass over a file's bytes checking every chain rule
+scan      one pass over a file's bytes checking every chain rule, or over the bytes after a
+          verified prefix
+prefix    what this process has verified of each ledger: appends check only what is new
 store     `append` under an exclusive flock, torn tails quarantined; `ledger_path`
 files     durable whole reads and writes
 verify    `verify_ledger` -> LedgerReport

@@ -45,9 +45,13 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def read_all(fd: int) -> bytes:
+    return read_from(fd, 0)
+
+
+def read_from(fd: int, offset: int) -> bytes:
+    """The file's bytes from `offset` to its end."""
     size = os.fstat(fd).st_size
     chunks: list[bytes] = []
-    offset = 0
     while offset < size:
         chunk = os.pread(fd, size - offset, offset)
         if not chunk:

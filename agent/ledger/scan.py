@@ -61,6 +61,22 @@ def scan_chain(data: bytes, run_id: str | None = None) -> ChainScan:
     return scan
 
 
+def scan_more(scan: ChainScan, data: bytes) -> ChainScan:
+    """Goes on from a scan of a prefix that verified, over the bytes that follow it: what an
+    append reads of a ledger it has checked before (O(new lines), not O(file)). Updates `scan`
+    in place; line numbers go on from the prefix's (line n of a sound chain holds seq n)."""
+    complete, tail = split_lines(data)
+    scan.complete_bytes += len(data) - len(tail)
+    scan.torn_tail = tail
+    for line in complete:
+        number = scan.last_seq + 1
+        reason = _accept(scan, line, number)
+        if reason is not None:
+            scan.problem = LedgerProblem(line=number, reason=reason)
+            break
+    return scan
+
+
 def _accept(scan: ChainScan, line: bytes, number: int) -> str | None:
     """Adds the line to the chain, or says why it does not belong there."""
     try:
