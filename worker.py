@@ -29,7 +29,12 @@ def build_worker(client: Client, task_queue: str = TASK_QUEUE, **overrides: obje
         "activities": ALL_ACTIVITIES,
         # A worker that dies holds its runs' next workflow task on its sticky queue until
         # this expires (10 s by default); a short one lets another worker take over sooner.
-        "sticky_queue_schedule_to_start_timeout": timedelta(seconds=3),
+        # A live worker that is slow to take one costs a replay elsewhere, a few milliseconds.
+        "sticky_queue_schedule_to_start_timeout": timedelta(seconds=1),
+        # Heartbeats reach the server at most this far apart (by default 80% of the heartbeat
+        # timeout, 1.6 s of 2: too little slack for a worker on a loaded machine). Once a
+        # second costs the dev server 1-3% of a core, as once in four seconds does.
+        "max_heartbeat_throttle_interval": timedelta(seconds=1),
     }
     options.update(overrides)
     return Worker(client, **options)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from temporalio import activity
 
 
 @contextlib.asynccontextmanager
-async def heartbeating(interval_s: float = 1.0) -> AsyncIterator[None]:
+async def heartbeating(interval_s: float = 0.5) -> AsyncIterator[None]:
     """Heartbeat every `interval_s` while the body runs."""
 
     async def beat() -> None:

@@ -17,7 +17,10 @@ from worker import build_worker
 from workflows import AgentRunWorkflow, visibility
 from workflows.outcome import run_result
 
-_POLL_INTERVAL_S = 0.25
+# The progress query, soon after a change and then less often while nothing changes: a run of
+# a real model on a CPU changes every few seconds, and each query takes worker and server time
+# from the model's threads; a scripted run changes many times a second and is followed as fast.
+_POLL_FIRST_S, _POLL_MOST_S = 0.1, 1.0
 
 
 def run_link(connection: Connection, workflow_id: str, run_id: str) -> str:
@@ -68,6 +71,7 @@ async def _follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: 
     last_state: RunState | None = None
     sandbox_said = False
     asked_step: int | None = None  # the step whose approval request was shown
+    pause = _POLL_FIRST_S
     try:
         while not outcome.done():
             try:
@@ -87,8 +91,10 @@ async def _follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: 
                     asked_step = pending.step
                 if progress.state != last_state and progress.state in _PHASES:
                     printer.state(progress.state)
+                changed = bool(progress.steps) or progress.state != last_state
+                pause = _POLL_FIRST_S if changed else min(pause * 2, _POLL_MOST_S)
                 last_state = progress.state
-            await asyncio.wait({outcome}, timeout=_POLL_INTERVAL_S)
+            await asyncio.wait({outcome}, timeout=pause)
         result = outcome.result()
     finally:
         outcome.cancel()

@@ -67,6 +67,8 @@ async def test_a_run_waits_days_for_a_person_and_then_acts(
         assert pending is not None
         assert pending.arguments_sha256 == proposal_digest(BIG_REFUND)
         assert pending.reason_code == ReasonCode.APPROVAL_RULE
+        # The small query for callers that ask often (the experiment's approver) says the same.
+        assert await handle.query(AgentRunWorkflow.pending_approval) == pending
 
         await env.sleep(timedelta(days=3))
         assert (await handle.query(AgentRunWorkflow.progress, 0)).state == RunState.AWAITING_APPROVAL
@@ -76,6 +78,7 @@ async def test_a_run_waits_days_for_a_person_and_then_acts(
             AgentRunWorkflow.approve, Approve(approver="ada", arguments_sha256=pending.arguments_sha256)
         )
         result = await run_result(handle)
+        assert await handle.query(AgentRunWorkflow.pending_approval) is None
 
     assert decision.approved and decision.approver == "ada"
     assert result.outcome == RunState.COMPLETED

@@ -49,7 +49,7 @@ def test_tags_narrow_the_tasks_to_those_that_carry_every_tag(tmp_path: Path) -> 
     assert len(tier.tasks) >= 6
     # The shipped config runs three of the tier's tasks, each tagged small.
     small = load_config(CONFIGS_DIR / "small.yaml")
-    assert set(small.tasks) < set(tier.tasks) and small.runtimes == ["durable", "baseline"]
+    assert set(small.tasks) < set(tier.tasks) and small.runtimes == ["durable", "baseline", "baseline+verifier"]
     both = load_config(write(tmp_path, {**GOOD, "tasks": "all", "tags": ["small", "ops"]}))
     assert both.tasks == ["small-ops-two-effects"]
     named = load_config(write(tmp_path, {**GOOD, "tasks": ["bugfix-median", "small-off-by-one"], "tags": ["small"]}))

@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
         RunSnapshot,
         RunState,
     )
-    from contracts.approval import ApprovalDecision, Approve, Deny
+    from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval
     from workflows import activity_options as options
     from workflows import calls, visibility
     from workflows.approval_wait import awaited
@@ -54,6 +54,12 @@ class AgentRunWorkflow:
         """The run's state, with the steps recorded from index `since` on."""
         snapshot = self._run.snapshot
         return snapshot.model_copy(update={"steps": snapshot.steps[since:]})
+
+    @workflow.query
+    def pending_approval(self) -> PendingApproval | None:
+        """What the run waits for a person to decide, if anything: a few hundred bytes, for a
+        caller that asks often (the experiment's approver), where `progress` is the whole state."""
+        return self._run.snapshot.pending_approval
 
     @workflow.update
     async def approve(self, decision: Approve) -> ApprovalDecision:

@@ -1,6 +1,6 @@
 """Recovery after a crash, and what durability costs in history.
 
-    uv run python -m experiments.benchmarks.recovery [--runs 3] [--quick]
+    uv run python -m experiments.benchmarks.recovery [--runs 20] [--quick]
 
 Recovery: two workers poll (real processes); a fault SIGKILLs the one that reaches the given
 point of the `refund-duplicate-charge` task; the time from the kill (the fault's marker file,
@@ -84,13 +84,14 @@ async def main(runs: int, points: Sequence[str], history_tasks: Sequence[str]) -
         os.environ["AGENT_LAB_DATA"] = scratch
         async with LabCluster(Path(scratch) / "cluster") as cluster:
             os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
-            print("| kill point | retried activity | recovery s (median) | min | max |")
-            print("| --- | --- | ---: | ---: | ---: |")
+            print("| kill point | retried activity | kills | recovery s (median) | p95 | min | max |")
+            print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
             for point in points:
                 times = [await recovery_s(cluster, point, Path(scratch)) for _ in range(runs)]
+                p95 = statistics.quantiles(times, n=20, method="inclusive")[-1] if len(times) > 1 else times[0]
                 print(
-                    f"| {point} | {ACTIVITY_OF[point]} | {statistics.median(times):.2f} "
-                    f"| {min(times):.2f} | {max(times):.2f} |"
+                    f"| {point} | {ACTIVITY_OF[point]} | {len(times)} | {statistics.median(times):.2f} "
+                    f"| {p95:.2f} | {min(times):.2f} | {max(times):.2f} |"
                 )
             print()
             print("| task | steps | history events | history bytes per step |")
@@ -104,7 +105,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
     )
-    parser.add_argument("--runs", type=int, default=3, help="kills at each point")
+    parser.add_argument("--runs", type=int, default=20, help="kills at each point")
     parser.add_argument(
         "--quick",
         action="store_true",
