@@ -19,7 +19,7 @@ from agent.policy import check_command
 from agent.tools.paths import resolve_in_workspace
 from agent.tools.registry import TOOLS
 from agent.tools.shell import RunCommandArgs
-from contracts import ActionProposal, ExecutedCall, ReasonCode, ToolResult, Verdict
+from contracts import ActionProposal, ExecutedCall, ReasonCode, RiskLevel, ToolResult, Verdict
 from contracts.approval import proposal_digest
 from contracts.errors import InvalidPath, PathOutsideWorkspace
 from contracts.policy import PolicyProfile
@@ -31,7 +31,7 @@ def verify(
     profile: PolicyProfile = PolicyProfile.DEVELOPER,
     executed: Sequence[ExecutedCall] | None = None,
 ) -> Verdict:
-    """`executed`: the run's earlier successful calls. Given (a runtime's verifier), the
+    """`executed`: the run's earlier calls worth remembering (executed_call). Given (a runtime's verifier), the
     workspace is fingerprinted (blocking: it reads the files) and a call that already ran on
     the same files is refused; None (a policy check alone) skips both."""
     if proposal.kind != "tool_call":
@@ -80,14 +80,33 @@ def verify(
 
 
 def executed_call(step: int, proposal: ActionProposal, verdict: Verdict, result: ToolResult) -> ExecutedCall | None:
-    """What to remember of a call that ran: only a success on fingerprinted files (a failed or
-    timed-out call may be retried as it was)."""
-    if not result.ok or not verdict.fingerprint:
+    """What to remember of a call that ran on fingerprinted files: a success, or a file tool's
+    failure (an edit refused, a text not found), which the same files give again. A command's
+    or an effect's failure, a timeout or an injected fault is not remembered: run again, it may
+    succeed."""
+    if not verdict.fingerprint:
         return None
-    said = result.summary()
-    if result.output.strip():
-        said += f" ({gist(result.output, limit=160, joiner=' / ')})"
+    if result.ok:
+        said = result.summary()
+        if result.output.strip():
+            said += f" ({gist(result.output, limit=160, joiner=' / ')})"
+    elif _same_again(proposal, result):
+        said = f"{result.tool}: error: {gist(result.error or 'failed', limit=200, joiner=' / ')}"
+    else:
+        return None
     return ExecutedCall(step=step, digest=proposal_digest(proposal), fingerprint=verdict.fingerprint, result=said)
+
+
+def _same_again(proposal: ActionProposal, result: ToolResult) -> bool:
+    """Whether a failed call would fail the same way on the same files: a file tool's would
+    (it reads nothing else); a command's, an effect's or a faulted one's may not."""
+    tool = TOOLS.get(proposal.tool or "")
+    return (
+        tool is not None
+        and tool.risk in (RiskLevel.READ, RiskLevel.WRITE)
+        and not result.timed_out
+        and not result.fault_injected
+    )
 
 
 def _same_call(executed: Sequence[ExecutedCall], digest: str, fingerprint: str) -> ExecutedCall | None:

@@ -74,7 +74,7 @@ class Verdict(BaseModel):
 
 
 class ExecutedCall(BaseModel):
-    """A tool call that ran and succeeded, as the repeated-action check remembers it."""
+    """A tool call that ran, as the repeated-action check remembers it (agent.verification.executed_call)."""
 
     step: int
     # proposal_digest: the tool and its arguments.

@@ -312,6 +312,80 @@ async def test_a_file_that_was_already_broken_may_be_edited_with_a_warning(works
     assert "warning" not in await call(workspace, "write_file", path="broken.py", content=GOOD)
 
 
+# --- an edit whose indentation is off is fitted, if that compiles --------------------------------
+
+RANGES = 'def numbers_up_to(n):\n    """1..n."""\n    return list(range(1, n))\n'
+FIXED = 'def numbers_up_to(n):\n    """1..n."""\n    return list(range(1, n + 1))\n'
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "fitted"),
+    [
+        # `old` copied without the line's indentation, `new` with it: 8 spaces as written.
+        (
+            "replace_in_file",
+            {"old": "return list(range(1, n))", "new": "    return list(range(1, n + 1))"},
+            "line 3: as written it would not compile, line 3: unexpected indent)",
+        ),
+        # A replacement line with no indentation at all.
+        (
+            "edit_lines",
+            {"start_line": 3, "end_line": 3, "new": "return list(range(1, n + 1))"},
+            "line 3: as written it would not compile, line 3: 'return' outside function)",
+        ),
+        # A whole module written indented, as if copied out of a larger block.
+        (
+            "write_file",
+            {"content": "    " + FIXED.replace("\n    ", "\n        ")},
+            "column 1: as written it would not compile, line 1: unexpected indent)",
+        ),
+    ],
+)
+async def test_an_edit_indented_wrongly_is_fitted_to_where_it_lands_and_says_so(
+    workspace: Path, tool: str, arguments: dict[str, Any], fitted: str
+) -> None:
+    (workspace / "ranges.py").write_text(RANGES)
+    said = await call(workspace, tool, path="ranges.py", **arguments)
+    assert (workspace / "ranges.py").read_text() == FIXED
+    assert said.endswith(f"\n(indentation fitted to {fitted}"), said
+
+
+async def test_a_fitted_block_keeps_its_own_relative_indentation(workspace: Path) -> None:
+    (workspace / "m.py").write_text("class A:\n    def f(self):\n        return 1\n")
+    new = "def f(self):\n    if self:\n        return 2\n    return 1"
+    said = await call(workspace, "replace_in_file", path="m.py", old="    def f(self):\n        return 1", new=new)
+    assert (workspace / "m.py").read_text() == (
+        "class A:\n    def f(self):\n        if self:\n            return 2\n        return 1\n"
+    )
+    assert "indentation fitted to line 2" in said
+
+
+async def test_an_edit_that_compiles_as_written_is_never_fitted(workspace: Path) -> None:
+    (workspace / "m.py").write_text("def f():\n    return 1\n")
+    # Valid as written (a module-level line after the function): kept exactly, though its
+    # indentation differs from the line it replaces.
+    said = await call(workspace, "edit_lines", path="m.py", start_line=2, end_line=2, new="    return 1\nX = 2")
+    assert (workspace / "m.py").read_text() == "def f():\n    return 1\nX = 2\n"
+    assert "fitted" not in said
+    # Not Python: never checked, never fitted.
+    (workspace / "notes.txt").write_text("a\n    b\n")
+    await call(workspace, "replace_in_file", path="notes.txt", old="b", new="        c")
+    assert (workspace / "notes.txt").read_text() == "a\n            c\n"
+
+
+async def test_an_edit_no_indentation_saves_is_refused_for_what_was_written(workspace: Path) -> None:
+    (workspace / "m.py").write_text(GOOD)
+    with pytest.raises(SyntaxCheckFailed) as raised:
+        await call(workspace, "replace_in_file", path="m.py", old="return x + 1", new="    return (x + 1")
+    assert (workspace / "m.py").read_text() == GOOD
+    # The error of the edit as the model wrote it (8 spaces), not of a fitted form.
+    assert "\n2|         return (x + 1\n" in str(raised.value)
+    # Two occurrences at different indentations: no one place to fit to.
+    (workspace / "two.py").write_text("x = 1\nif x:\n    x = 1\n")
+    with pytest.raises(SyntaxCheckFailed):
+        await call(workspace, "replace_in_file", path="two.py", old="x = 1", new="  x = 2")
+
+
 # --- test output, condensed -----------------------------------------------------------------------
 
 PYTEST_OUTPUT = (

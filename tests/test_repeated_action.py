@@ -76,13 +76,25 @@ def test_caches_a_test_run_leaves_do_not_count_as_a_change(tmp_path: Path) -> No
     assert workspace_fingerprint(tmp_path) != before
 
 
-def test_a_failed_call_is_not_remembered_and_a_policy_check_alone_takes_no_fingerprint(tmp_path: Path) -> None:
+def test_a_file_tools_failure_is_remembered_and_other_failures_are_not(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("todo\n")
     proposal = _proposal(READ)
     verdict = verify(tmp_path, proposal, executed=[])
-    failed = ToolResult(tool="read_file", ok=False, error="boom")
+    failed = ToolResult(tool="read_file", ok=False, error="edit refused, m.py left unchanged: it would not compile")
 
-    assert executed_call(1, proposal, verdict, failed) is None
+    # The same file tool on the same files fails the same way: refused, saying how it failed.
+    remembered = executed_call(1, proposal, verdict, failed)
+    assert remembered is not None
+    again = verify(tmp_path, proposal, executed=[remembered])
+    assert again.reason_code == ReasonCode.REPEATED_ACTION
+    assert "returned: read_file: error: edit refused, m.py left unchanged" in again.message
+    # A timeout or an injected fault may not happen again; a command's failure may not either.
+    assert executed_call(1, proposal, verdict, failed.model_copy(update={"timed_out": True})) is None
+    assert executed_call(1, proposal, verdict, failed.model_copy(update={"fault_injected": True})) is None
+    command = ActionProposal(tool="run_command", arguments={"command": "python -m pytest -q"})
+    command_verdict = verify(tmp_path, command, executed=[])
+    assert executed_call(1, command, command_verdict, ToolResult(tool="run_command", ok=False, error="x")) is None
+
     policy_only = verify(tmp_path, proposal)
     assert policy_only.fingerprint == ""
     assert executed_call(1, proposal, policy_only, ToolResult(tool="read_file", ok=True)) is None

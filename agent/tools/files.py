@@ -17,13 +17,14 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
+from agent.tools import indentation
 from agent.tools.context import ToolContext
 from agent.tools.nearest import not_found_message
 from agent.tools.output import MAX_OUTPUT_CHARS
 from agent.tools.paths import resolve_in_workspace
-from agent.tools.syntax import check_edit
+from agent.tools.syntax import check_edit, syntax_error
 from agent.tools.viewer import split_lines, view
-from contracts.errors import TextNotFound, ToolError
+from contracts.errors import SyntaxCheckFailed, TextNotFound, ToolError
 
 # Never shown to a model: machinery, not content.
 _HIDDEN_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
@@ -102,9 +103,14 @@ async def write_file(ctx: ToolContext, args: WriteFileArgs) -> str:
 
     def write() -> str:
         old = _read_text(target, args.path) if target.is_file() else None
-        warning = check_edit(args.path, args.content, old)
-        _write_text(ctx.workspace, target, args.content, args.path)
-        return _with(f"wrote {len(args.content)} characters to {args.path}", warning)
+        content, said, warning = _checked(
+            args.path,
+            old,
+            (args.content, f"wrote {len(args.content)} characters to {args.path}"),
+            lambda: _fitted(args.content, indentation.shifted(args.content, "", ""), "column 1", args.path),
+        )
+        _write_text(ctx.workspace, target, content, args.path)
+        return _with(said, warning)
 
     return await asyncio.to_thread(write)
 
@@ -112,19 +118,35 @@ async def write_file(ctx: ToolContext, args: WriteFileArgs) -> str:
 async def replace_in_file(ctx: ToolContext, args: ReplaceInFileArgs) -> str:
     target = resolve_in_workspace(ctx.workspace, args.path)
 
-    def replace(text: str) -> tuple[str, str]:
+    def replace(text: str, new: str = args.new) -> tuple[str, str]:
         found = text.count(args.old)
         if found == 0:
             raise TextNotFound(not_found_message(args.path, text, args.old))
         replaced = found if args.count is None else min(found, args.count)
-        return text.replace(args.old, args.new, replaced), f"replaced {replaced} occurrence(s) in {args.path}"
+        return text.replace(args.old, new, replaced), f"replaced {replaced} occurrence(s) in {args.path}"
 
-    return await asyncio.to_thread(_edit, ctx.workspace, target, args.path, replace)
+    def fit(text: str) -> tuple[str, str, str] | None:
+        # One place to fit to: occurrences at different indentations would need different fits.
+        if text.count(args.old) != 1 and args.count != 1:
+            return None
+        position = text.find(args.old)
+        line = text.count("\n", 0, position) + 1
+        return _fitted(text, indentation.fitted_at(text, position, args.new), f"line {line}", args.path, replace)
+
+    return await asyncio.to_thread(_edit, ctx.workspace, target, args.path, replace, fit)
 
 
 async def edit_lines(ctx: ToolContext, args: EditLinesArgs) -> str:
     target = resolve_in_workspace(ctx.workspace, args.path)
-    return await asyncio.to_thread(_edit, ctx.workspace, target, args.path, partial(_replace_lines, args))
+
+    def fit(text: str) -> tuple[str, str, str] | None:
+        block = indentation.fitted_lines(split_lines(text), args.start_line, args.new)
+        if block is None:
+            return None
+        change = partial(_replace_lines, args.model_copy(update={"new": block}))
+        return _fitted(text, block, f"line {args.start_line}", args.path, lambda text, _: change(text))
+
+    return await asyncio.to_thread(_edit, ctx.workspace, target, args.path, partial(_replace_lines, args), fit)
 
 
 async def list_files(ctx: ToolContext, args: ListFilesArgs) -> str:
@@ -156,15 +178,50 @@ def workspace_files(workspace: Path, under: Path | None = None) -> list[str]:
     return found
 
 
-def _edit(workspace: Path, target: Path, shown_as: str, change: Callable[[str], tuple[str, str]]) -> str:
+# The same edit with its indentation fitted: (the new text, what the tool did, where it was
+# fitted to), or None when it has no fitted form that compiles.
+Fit = Callable[[str], "tuple[str, str, str] | None"]
+
+
+def _edit(workspace: Path, target: Path, shown_as: str, change: Callable[[str], tuple[str, str]], fit: Fit) -> str:
     """Read, change, check, write: an edit that fails its check leaves the file untouched.
     `change` gives the new text and what it did; that is returned, with the check's warning
-    if any. Blocking."""
+    if any. `fit` is tried when the edit as written would be refused. Blocking."""
     old = _read_text(target, shown_as, strict=True)
-    new, said = change(old)
-    warning = check_edit(shown_as, new, old)
+    new, said, warning = _checked(shown_as, old, change(old), lambda: fit(old))
     _write_text(workspace, target, new, shown_as)
     return _with(said, warning)
+
+
+def _checked(
+    shown_as: str, old: str | None, edited: tuple[str, str], fit: Callable[[], tuple[str, str, str] | None]
+) -> tuple[str, str, str | None]:
+    """The text to write, what the tool did and the check's warning: the edit as written if
+    it passes the syntax check, else its fitted form (agent.tools.indentation); else the
+    refusal, for the edit as written."""
+    new, said = edited
+    try:
+        return new, said, check_edit(shown_as, new, old)
+    except SyntaxCheckFailed:
+        fitted = fit()
+        if fitted is None:
+            raise
+        error = syntax_error(new, shown_as)
+        reason = f"line {error.lineno}: {error.msg}" if error is not None else "a syntax error"
+        return fitted[0], indentation.told(fitted[1], fitted[2], reason), None
+
+
+def _fitted(
+    text: str, block: str | None, where: str, shown_as: str, change: Callable[[str, str], tuple[str, str]] | None = None
+) -> tuple[str, str, str] | None:
+    """The edit made with the fitted `block` instead (`change` makes it in `text`; without one
+    `block` is the whole file), if it compiles."""
+    if block is None:
+        return None
+    new, said = change(text, block) if change is not None else (block, f"wrote {len(block)} characters to {shown_as}")
+    if syntax_error(new, shown_as) is not None:
+        return None
+    return new, said, where
 
 
 def _replace_lines(args: EditLinesArgs, text: str) -> tuple[str, str]:
