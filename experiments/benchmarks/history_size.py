@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
 from contracts import TASK_QUEUE
@@ -94,17 +95,24 @@ async def weigh(client: Client, task_dir: Path) -> Weighed:
     generations = events = 0
     async for run in client.list_workflows(f'WorkflowId = "{request.run_id}"'):
         generations += 1
+        activity_of: dict[int, str] = {}
         async for event in client.get_workflow_handle(run.id, run_id=run.run_id).fetch_history_events():
             events += 1
-            by_kind[_kind(event)] += event.ByteSize()
+            if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+                activity_of[event.event_id] = event.activity_task_scheduled_event_attributes.activity_type.name
+            by_kind[_kind(event, activity_of)] += event.ByteSize()
     return Weighed(len(result.steps), generations, events, sum(by_kind.values()), by_kind)
 
 
-def _kind(event: object) -> str:
-    """An event's type; a scheduled activity's also names the activity (its input is there)."""
-    kind = EventType.Name(event.event_type).removeprefix("EVENT_TYPE_").lower()  # type: ignore[attr-defined]
-    if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:  # type: ignore[attr-defined]
-        kind += f" ({event.activity_task_scheduled_event_attributes.activity_type.name})"  # type: ignore[attr-defined]
+def _kind(event: HistoryEvent, activity_of: dict[int, str]) -> str:
+    """An event's type; an activity's scheduling or completion also names the activity (its
+    input is in the one, its result in the other)."""
+    kind = EventType.Name(event.event_type).removeprefix("EVENT_TYPE_").lower()
+    if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+        kind += f" ({event.activity_task_scheduled_event_attributes.activity_type.name})"
+    elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+        scheduled = event.activity_task_completed_event_attributes.scheduled_event_id
+        kind += f" ({activity_of.get(scheduled, '?')})"
     return kind
 
 
@@ -127,7 +135,7 @@ async def main(sizes: Sequence[int], plot: Path | None) -> None:
     print(f"\nWhere the bytes of the {longest.steps}-step run are, per step:\n")
     print("| events | bytes per step | share |")
     print("| --- | ---: | ---: |")
-    for kind, size in longest.by_kind.most_common(8):
+    for kind, size in longest.by_kind.most_common(10):
         print(f"| {kind} | {size / longest.steps:,.0f} | {size / longest.total:.0%} |")
     if plot is not None:
         _plot(weighed, plot)
