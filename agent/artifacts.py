@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from contracts import ArtifactRef
+from contracts.errors import ArtifactMissing
 from settings import data_dir
 
 
@@ -44,3 +45,16 @@ def scratch_path() -> Path:
 
 def read_text(ref: ArtifactRef) -> str:
     return Path(ref.path).read_bytes().decode("utf-8", errors="replace")
+
+
+def get_bytes(sha256: str) -> bytes:
+    """What was stored under `sha256`, checked against it. Raises ArtifactMissing when this
+    machine's store does not hold it (or holds something else under its name)."""
+    path = artifacts_dir() / sha256[:2] / sha256
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ArtifactMissing(f"no artifact {sha256[:16]}... in {artifacts_dir()}") from None
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ArtifactMissing(f"artifact {path} does not hash to its name: it was changed after it was stored")
+    return data

@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 
 from agent import faults
+from agent.conversation import load_turns
 from agent.faults import FaultPoint
 from agent.providers.factory import build_provider
 from agent.tools.files import workspace_files
@@ -61,6 +62,9 @@ def with_acceptance(drafted: Plan, acceptance: list[Postcondition]) -> Plan:
 
 
 async def propose_action(request: ProposeActionInput) -> ProposeActionResult:
+    if request.conversation is not None and not request.history:
+        turns = await asyncio.to_thread(load_turns, request.conversation)
+        request = request.model_copy(update={"history": turns})
     if request.workspace and not request.workspace_files:
         listing = await asyncio.to_thread(workspace_files, Path(request.workspace))
         request = request.model_copy(update={"workspace_files": listing})

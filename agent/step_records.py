@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 
 from agent import checkpoints, ledger
+from agent.conversation import store_turn
 from contracts.envelopes import RecordStepInput, RecordStepResult
 from contracts.ledger import LedgerEntry
 
@@ -37,4 +38,7 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
         )
     # flock, read, write and fsync block: in a thread, the event loop keeps running.
     await asyncio.to_thread(ledger.append, request.run_id, entries, ledger.worker_name())
-    return RecordStepResult(checkpoint=checkpoint)
+    conversation = None
+    if request.turn is not None:
+        conversation = await asyncio.to_thread(store_turn, request.previous, request.turn)
+    return RecordStepResult(checkpoint=checkpoint, conversation=conversation)

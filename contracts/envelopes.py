@@ -73,6 +73,9 @@ class ProposeActionInput(BaseModel):
     goal: str
     task: PlanTask | None = None
     history: list[Turn] = Field(default_factory=list)
+    # The same turns by reference (agent.conversation): the latest one's, which the activity
+    # reads the others from. The durable runtime sends this instead of `history`.
+    conversation: str | None = None
     # The workspace the run acts in; its file list is shown to the model (filled in by the
     # activity, which may read the disk).
     workspace: str = ""
@@ -132,10 +135,15 @@ class RecordStepInput(BaseModel):
     checkpoint: str
     message: str = ""
     entries: list[LedgerEntry]
+    # The step's turn, to store after the task's turn `previous` (agent.conversation).
+    turn: Turn | None = None
+    previous: str | None = None
 
 
 class RecordStepResult(BaseModel):
     checkpoint: str
+    # The stored turn's reference: the task's latest turn from now on.
+    conversation: str | None = None
 
 
 class AppendLedgerInput(BaseModel):

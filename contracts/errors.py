@@ -13,6 +13,8 @@ can help; everything else about an error's handling follows from where it sits h
      ├── InfrastructureError     the lab's own machinery (a service it starts) did not come up
      ├── WorkspaceError          a fixture could not be copied into a workspace
      ├── CheckpointError         a workspace's checkpoint repository is missing or broken
+     ├── ArtifactMissing         content passed by reference is not in this worker's artifact
+     │                           store (retryable: a worker that shares the store has it)
      ├── ToolError               a tool could not do what was asked: a failed ToolResult
      │    ├── InvalidPath        a path no tool may use (NUL byte, symlink loop, ...)
      │    │    └── PathOutsideWorkspace
@@ -91,6 +93,10 @@ class WorkspaceError(LabError):
 
 class CheckpointError(LabError):
     pass
+
+
+class ArtifactMissing(LabError):
+    retryable = True
 
 
 class ToolError(LabError):

@@ -58,6 +58,9 @@ class RunSnapshot(BaseModel):
     steps: list[StepRecord] = Field(default_factory=list)
     # The model's turns in the task in progress; a new task starts with none.
     turns: list[Turn] = Field(default_factory=list)
+    # The same turns in the artifact store: the reference of the latest (agent.conversation),
+    # which a proposal carries instead of the turns themselves.
+    conversation: str | None = None
     # The postcondition status the model was last told in the task in progress: a step that
     # leaves it as it was says so in a few words instead of again in full.
     task_status: str = ""

@@ -105,7 +105,7 @@ def test_provider_overhead_times_the_provider_and_a_raw_post() -> None:
 
 def test_durable_overhead_splits_a_durable_run_into_work_and_orchestration() -> None:
     output = quick("durable_overhead")
-    [table] = tables(output)
+    table, split = tables(output)
     durable, baseline = table
     assert (durable["task"], durable["runtime"]) == ("bugfix-median", "durable")
     wall, inside, steps = (number(durable[column]) for column in ("wall s", "in activities s", "steps"))
@@ -120,17 +120,63 @@ def test_durable_overhead_splits_a_durable_run_into_work_and_orchestration() -> 
     assert (baseline["activities"], baseline["in activities s"], baseline["orchestration ms/step"]) == ("-", "-", "0")
     ops_tasks = [task.spec.id for task in list_tasks() if ops_world.seed_file(task.fixture_dir) is not None]
     assert f"Not timed (they need the operations service): {', '.join(ops_tasks)}" in output
+    # Where the step's time went: each activity the run ran, workflow tasks and the rest, which
+    # add up to the wall time per step (each printed to 0.1 ms).
+    [row] = split
+    assert row["task"] == "bugfix-median"
+    for activity in ("propose_action", "execute_tool", "check_postconditions", "verify_proposal", "record_step"):
+        assert activity in row, row
+    parts = [number(cell) for column, cell in row.items() if column != "task"]
+    assert sum(parts) == pytest.approx(wall / steps * 1000, abs=10 / steps + 0.1 * len(parts))
+    assert number(row["workflow tasks"]) > 0
 
 
 def test_recovery_times_a_kill_and_weighs_a_history() -> None:
     recovery, history = tables(quick("recovery"))
     [kill] = recovery
     assert (kill["kill point"], kill["retried activity"]) == ("after the effect", "execute_tool")
-    low, median, p95, high = (number(kill[column]) for column in ("min", "recovery s (median)", "p95", "max"))
     assert number(kill["kills"]) == 1
-    assert 0 < low == median == p95 == high, kill  # one kill: its time is every one of them
+    for measure in ("retried", "resumed"):
+        median, p95, high = (number(kill[f"{measure} {column}"]) for column in ("s (median)", "p95", "max"))
+        assert 0 < median == p95 == high, kill  # one kill: its time is every one of them
+    # The workflow moves on only after the retried activity has started.
+    assert number(kill["resumed s (median)"]) >= number(kill["retried s (median)"]), kill
     [run] = history
     assert run["task"] == "refund-duplicate-charge"
     steps, events = number(run["steps"]), number(run["history events"])
     assert steps >= 1 and events > steps
     assert number(run["history bytes per step"]) > 0
+
+
+def test_ledger_append_times_warm_and_first_appends_at_each_size() -> None:
+    [table] = tables(quick("ledger_append"))
+    assert [number(row["events in the ledger"]) for row in table] == [10, 200]
+    for row in table:
+        for column in ("append", "first append after a restart"):
+            assert number(row[f"{column} ms (median)"]) > 0, row
+        assert number(row["append ms (median)"]) <= number(row["append p95"]), row
+        assert number(row["first append after a restart ms (median)"]) <= number(row["first p95"]), row
+
+
+def test_history_size_weighs_each_run_length_and_says_where_the_bytes_are() -> None:
+    sizes, where = tables(quick("history_size"))
+    # A run of N steps: N - 1 reads and the write that finishes it.
+    assert [number(row["steps"]) for row in sizes] == [3, 6]
+    for row in sizes:
+        assert number(row["generations"]) >= 1 and number(row["events"]) > number(row["steps"]), row
+        total, per_step = number(row["history bytes"]), number(row["bytes per step"])
+        assert per_step == pytest.approx(total / number(row["steps"]), abs=1), row
+    assert any(row["events"].startswith("activity_task_scheduled (propose_action)") for row in where), where
+    assert sum(float(row["share"].rstrip("%")) for row in where) <= 100.5
+
+
+def test_capacity_loads_the_cluster_with_concurrent_runs() -> None:
+    output = quick("capacity")
+    [table] = tables(output)
+    assert [number(row["concurrent runs"]) for row in table] == [1, 4]
+    for row in table:
+        # Every run of 3 steps finished: the load's steps are its runs' steps.
+        assert number(row["steps"]) == 3 * number(row["concurrent runs"]), row
+        assert number(row["agent steps/s"]) == pytest.approx(number(row["steps"]) / number(row["wall s"]), rel=0.05)
+        assert 0 < number(row["step latency ms (median)"]) <= number(row["step p95"]), row
+    assert "2 worker processes, one dev server" in output

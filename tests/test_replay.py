@@ -4,6 +4,7 @@ flight; if the change is meant, record anew (`python -m tests.histories.record`)
 
 from __future__ import annotations
 
+import base64
 import json
 from datetime import timedelta
 from pathlib import Path
@@ -16,6 +17,7 @@ from temporalio.worker import Replayer
 
 from contracts import RunRequest
 from workflows import AgentRunWorkflow
+from workflows.task_steps import CONVERSATION_BY_REFERENCE
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
@@ -28,6 +30,7 @@ def test_the_representative_runs_are_recorded() -> None:
         "continued",
         "budget_exhausted",
         "draft_plan",
+        "conversation_by_reference",
     }
 
 
@@ -57,6 +60,24 @@ def test_both_endings_of_a_run_that_did_not_complete_are_recorded() -> None:
         "wrong_fix": "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED",
         "budget_exhausted": "EVENT_TYPE_WORKFLOW_EXECUTION_FAILED",
     }
+
+
+def test_proposals_by_value_and_by_reference_are_both_recorded() -> None:
+    """Runs started before `conversation-by-reference` sent the turns themselves; later runs
+    mark the patch and send a reference: both must replay."""
+
+    def marked(name: str) -> bool:
+        events = json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())["events"]
+        patches = [
+            json.loads(base64.b64decode(payload["data"]))["id"]
+            for event in events
+            if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
+            and event["markerRecordedEventAttributes"]["markerName"] == "core_patch"
+            for payload in event["markerRecordedEventAttributes"]["details"]["patch-data"]["payloads"]
+        ]
+        return CONVERSATION_BY_REFERENCE in patches
+
+    assert marked("conversation_by_reference") and not marked("rename_refactor")
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda path: path.stem)

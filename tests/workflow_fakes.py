@@ -13,6 +13,7 @@ from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
+from agent.conversation import load_turns, store_turn
 from contracts import (
     ActionProposal,
     CheckPostconditionsInput,
@@ -64,6 +65,8 @@ class FakeWorld:
     holds_after: int = 1
     verdict: Callable[[ActionProposal], Verdict] = lambda p: Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
     execute_error: ApplicationError | None = None
+    # What every tool execution returns.
+    output: str = "did it"
     executed: list[ActionProposal] = field(default_factory=list)
     asked: list[ProposeActionInput] = field(default_factory=list)
     checks: int = 0
@@ -86,6 +89,9 @@ class FakeWorld:
 
         @activity.defn(name="propose_action")
         async def propose_action(request: ProposeActionInput) -> ProposeActionResult:
+            # As the real activity does: the turns the workflow passed by reference.
+            if request.conversation is not None:
+                request = request.model_copy(update={"history": load_turns(request.conversation)})
             self.asked.append(request)
             return await asyncio.to_thread(self.proposals, request)
 
@@ -98,7 +104,7 @@ class FakeWorld:
             if self.execute_error:
                 raise self.execute_error
             self.executed.append(request.proposal)
-            return ToolResult(tool=request.proposal.tool or "", ok=True, output="did it")
+            return ToolResult(tool=request.proposal.tool or "", ok=True, output=self.output)
 
         @activity.defn(name="check_postconditions")
         async def check_postconditions(request: CheckPostconditionsInput) -> PostconditionResult:
@@ -114,7 +120,8 @@ class FakeWorld:
         async def record_step(request: RecordStepInput) -> RecordStepResult:
             self.recorded.append(request)
             checkpoint = f"ck-{request.step}" if request.action == "commit" else request.checkpoint
-            return RecordStepResult(checkpoint=checkpoint)
+            conversation = store_turn(request.previous, request.turn) if request.turn is not None else None
+            return RecordStepResult(checkpoint=checkpoint, conversation=conversation)
 
         @activity.defn(name="append_ledger")
         async def append_ledger(request: AppendLedgerInput) -> AppendLedgerResult:

@@ -1,5 +1,6 @@
 """Ending a step: commit (a checkpoint) or reject (a rollback), recorded in the ledger, in the
-run's steps and in the model's turns, all in one local activity's round trip."""
+run's steps and in the model's turns (kept in the workflow's state and, for the next proposal
+to refer to, in the artifact store), all in one local activity's round trip."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from agent.step_log import Outcome, StepLog
-    from contracts import ActionProposal, PlanTask, PostconditionResult, RunState, ToolResult, Usage, Verdict
+    from contracts import ActionProposal, PlanTask, PostconditionResult, RunState, ToolResult, Turn, Usage, Verdict
     from contracts.envelopes import RecordStepInput
     from workflows import calls
     from workflows.run import Run
@@ -45,6 +46,8 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
         events.append(run.entries.entry("tool_result", now, step, tool=end.result.tool, result=end.result))
     if end.check is not None:
         events.append(run.entries.entry("postconditions", now, step, passed=end.check.passed, result=end.check))
+    fault_injected = end.result is not None and end.result.fault_injected
+    turn = Turn(step=step, proposal=end.proposal, outcome=end.outcome, feedback=end.said, fault_injected=fault_injected)
     recorded = await calls.record(
         RecordStepInput(
             run_id=run.run_id,
@@ -54,9 +57,12 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
             checkpoint=snapshot.checkpoint,
             message=end.proposal.describe() if end.proposal else "unusable answer",
             entries=events,
+            turn=turn,
+            previous=snapshot.conversation,
         ),
     )
     snapshot.checkpoint = recorded.checkpoint
+    snapshot.conversation = recorded.conversation
     StepLog(steps=snapshot.steps, turns=snapshot.turns).record(
         step,
         task.id,
@@ -67,5 +73,5 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
         verdict=end.verdict,
         result=end.result.summary() if end.result else "",
         postconditions=end.check.summary() if end.check else "",
-        fault_injected=end.result is not None and end.result.fault_injected,
+        fault_injected=fault_injected,
     )

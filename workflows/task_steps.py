@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.step_end import StepEnd, end_step
 
 S = RunState
+CONVERSATION_BY_REFERENCE = "conversation-by-reference"
 
 
 async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> str | None:
@@ -33,6 +34,7 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
     snapshot.task_id, snapshot.task_index = task.id, index
     if not resumed:
         snapshot.turns = []
+        snapshot.conversation = None
         snapshot.task_status = ""
         snapshot.task_usage = Usage()
         snapshot.task_started_at = workflow.now()
@@ -49,11 +51,15 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
             return f"{reason} in task {task.id!r} after {snapshot.step} steps"
         run.move(S.PROPOSING)
         snapshot.step += 1
+        # The turns by reference: history grows by the same few hundred bytes a step, not by
+        # the whole conversation again. Runs started before keep sending them by value.
+        by_reference = workflow.patched(CONVERSATION_BY_REFERENCE)
         asked = ProposeActionInput(
             provider=request.provider,
             goal=request.goal,
             task=task,
-            history=snapshot.turns,
+            history=[] if by_reference else snapshot.turns,
+            conversation=snapshot.conversation if by_reference else None,
             workspace=snapshot.workspace,
             workspace_files=snapshot.workspace_files,
             run_id=run.run_id,

@@ -21,10 +21,13 @@ import socket
 import statistics
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
 
 from agent import ops_world
@@ -45,10 +48,18 @@ QUICK_TASK = "bugfix-median"
 class ActivityClock:
     seconds: dict[str, float] = field(default_factory=dict)
     calls: dict[str, int] = field(default_factory=dict)
+    # workflow id -> activity type -> seconds inside it (local activities included)
+    by_type: dict[str, Counter[str]] = field(default_factory=dict)
 
-    def add(self, workflow_id: str, elapsed: float) -> None:
+    # workflow id -> seconds inside local activities, which run within a workflow task
+    local: dict[str, float] = field(default_factory=dict)
+
+    def add(self, workflow_id: str, activity_type: str, elapsed: float, *, local: bool) -> None:
         self.seconds[workflow_id] = self.seconds.get(workflow_id, 0.0) + elapsed
+        if local:
+            self.local[workflow_id] = self.local.get(workflow_id, 0.0) + elapsed
         self.calls[workflow_id] = self.calls.get(workflow_id, 0) + 1
+        self.by_type.setdefault(workflow_id, Counter())[activity_type] += elapsed
 
 
 class _Timed(ActivityInboundInterceptor):
@@ -63,7 +74,10 @@ class _Timed(ActivityInboundInterceptor):
         try:
             return await super().execute_activity(input)
         finally:
-            self._clock.add(activity.info().workflow_id or "", time.perf_counter() - started)
+            info = activity.info()
+            self._clock.add(
+                info.workflow_id or "", info.activity_type, time.perf_counter() - started, local=info.is_local
+            )
 
 
 class TimingInterceptor(Interceptor):
@@ -72,6 +86,51 @@ class TimingInterceptor(Interceptor):
 
     def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
         return _Timed(next, self.clock)
+
+
+@dataclass
+class Breakdown:
+    """A durable step's wall time, in ms per step, by where it went."""
+
+    activities: dict[str, float]
+    workflow_tasks: float
+    rest: float
+
+
+async def breakdown(client: Client, clock: ActivityClock, runs: list[RunResult]) -> Breakdown:
+    """Mean ms per step inside each activity, inside workflow tasks (from each workflow task's
+    started and completed events, less the local activities run within them), and the rest:
+    dispatch, polling and history writes."""
+    steps = sum(len(r.steps) for r in runs)
+    activities: Counter[str] = Counter()
+    workflow_s = 0.0
+    for r in runs:
+        activities.update(clock.by_type.get(r.run_id, Counter()))
+        started: dict[int, float] = {}
+        async for event in client.get_workflow_handle(r.run_id).fetch_history_events():
+            at = event.event_time.ToMicroseconds() / 1e6
+            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+                started[event.event_id] = at
+            elif event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+                workflow_s += at - started.get(event.workflow_task_completed_event_attributes.started_event_id, at)
+        workflow_s -= clock.local.get(r.run_id, 0.0)
+    wall = sum(r.wall_time_s for r in runs)
+    inside = sum(activities.values())
+    return Breakdown(
+        activities={name: seconds / steps * 1000 for name, seconds in activities.most_common()},
+        workflow_tasks=workflow_s / steps * 1000,
+        rest=(wall - inside - workflow_s) / steps * 1000,
+    )
+
+
+def print_breakdowns(breakdowns: list[tuple[str, Breakdown]]) -> None:
+    names = sorted({name for _, b in breakdowns for name in b.activities})
+    print("\nWhere a durable step's time goes, ms per step (activities include local ones):\n")
+    print("| task | " + " | ".join(names) + " | workflow tasks | the rest |")
+    print("| --- | " + " | ".join("---:" for _ in names) + " | ---: | ---: |")
+    for task_id, b in breakdowns:
+        cells = " | ".join(f"{b.activities.get(name, 0.0):.1f}" for name in names)
+        print(f"| {task_id} | {cells} | {b.workflow_tasks:.1f} | {b.rest:.1f} |")
 
 
 def _free_port() -> int:
@@ -103,6 +162,7 @@ async def main(runs: int, tasks: list[Task], left_out: list[str]) -> None:
         try:
             client = await connect(server.address)
             clock = ActivityClock()
+            breakdowns: list[tuple[str, Breakdown]] = []
             async with build_worker(client, interceptors=[TimingInterceptor(clock)]):
                 print("| task | runtime | wall s | steps | activities | in activities s | orchestration ms/step |")
                 print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
@@ -114,6 +174,7 @@ async def main(runs: int, tasks: list[Task], left_out: list[str]) -> None:
                             AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
                         )
                         durable.append(completed(await run_result(handle), "durable"))
+                    breakdowns.append((task.spec.id, await breakdown(client, clock, durable)))
                     inside = [clock.seconds[r.run_id] for r in durable]
                     calls = [clock.calls[r.run_id] for r in durable]
                     overhead = [(r.wall_time_s - s) / len(r.steps) * 1000 for r, s in zip(durable, inside, strict=True)]
@@ -132,6 +193,7 @@ async def main(runs: int, tasks: list[Task], left_out: list[str]) -> None:
                     )
                 if left_out:
                     print(f"\nNot timed (they need the operations service): {', '.join(left_out)}")
+                print_breakdowns(breakdowns)
         finally:
             await server.stop()
 

@@ -45,7 +45,10 @@ def _append_ms(run_id: str, index: int, *, restarted: bool) -> float:
 def main(sizes: Sequence[int], runs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-ledger-") as scratch:
         os.environ["AGENT_LAB_DATA"] = scratch
-        print("| events in the ledger | append, ms (median) | p95 | first append after a restart, ms (median) | p95 |")
+        print(
+            "| events in the ledger | append ms (median) | append p95 "
+            "| first append after a restart ms (median) | first p95 |"
+        )
         print("| ---: | ---: | ---: | ---: | ---: |")
         for size in sizes:
             run_id = f"bench-{size}"

@@ -3,9 +3,11 @@
     uv run python -m experiments.benchmarks.recovery [--runs 20] [--quick]
 
 Recovery: two workers poll (real processes); a fault SIGKILLs the one that reaches the given
-point of the `refund-duplicate-charge` task; the time from the kill (the fault's marker file,
-written just before it) to the retried activity starting on the other worker (its
-ActivityTaskStarted event) is the recovery time.
+point of the `refund-duplicate-charge` task. Measured from the kill (the fault's marker file,
+written just before it): to the retried activity starting on the other worker (its
+ActivityTaskStarted event), and to the workflow's next task after that activity less the
+activity's own run time (the workflow moving on: a stall on the dead worker's sticky queue would
+show here).
 
 History: the bytes of Temporal history per step, for runs with no fault.
 """
@@ -18,6 +20,7 @@ import os
 import statistics
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
@@ -49,22 +52,50 @@ async def run_once(client: Client, task_id: str) -> tuple[str, RunResult]:
     return request.run_id, await run_result(handle)
 
 
-async def recovery_s(cluster: LabCluster, point: str, scratch: Path) -> float:
+@dataclass
+class Recovery:
+    # From the kill to the killed activity starting again on the other worker.
+    retried_s: float
+    # From the kill to the workflow's next task after that activity, less the activity's own
+    # run time: what a stall on the dead worker's sticky queue would add to.
+    resumed_s: float
+
+
+async def recovery(cluster: LabCluster, point: str, scratch: Path) -> Recovery:
     plan = scratch / f"plan-{point.replace(' ', '-')}-{os.urandom(3).hex()}.json"
     FaultPlan(faults=[POINTS[point]]).save(plan)
     workers = [await cluster.start_worker(plan), await cluster.start_worker(plan)]
     assert cluster.client is not None
     run_id, _ = await run_once(cluster.client, "refund-duplicate-charge")
     killed_at = (plan.with_name(plan.name + ".fired") / "0").stat().st_mtime
-    started = [
-        event.event_time.ToDatetime().timestamp()
-        async for event in cluster.client.get_workflow_handle(run_id).fetch_history_events()
-        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
-        and event.activity_task_started_event_attributes.attempt > 1
-    ]
+    events = [event async for event in cluster.client.get_workflow_handle(run_id).fetch_history_events()]
     for worker in workers:
         await worker.stop()
-    return min(t for t in started if t > killed_at) - killed_at
+    at = {event.event_id: event.event_time.ToDatetime().timestamp() for event in events}
+    retried = next(
+        event
+        for event in events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+        and event.activity_task_started_event_attributes.attempt > 1
+        and at[event.event_id] > killed_at
+    )
+    completed = next(
+        event
+        for event in events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
+        and event.activity_task_completed_event_attributes.started_event_id == retried.event_id
+    )
+    resumed = next(
+        event
+        for event in events
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED and event.event_id > completed.event_id
+    )
+    work_s = at[completed.event_id] - at[retried.event_id]
+    return Recovery(at[retried.event_id] - killed_at, at[resumed.event_id] - killed_at - work_s)
+
+
+def _p95(times: Sequence[float]) -> float:
+    return statistics.quantiles(times, n=20, method="inclusive")[-1] if len(times) > 1 else times[0]
 
 
 async def history_bytes_per_step(cluster: LabCluster, task_id: str) -> tuple[float, int, int]:
@@ -84,14 +115,19 @@ async def main(runs: int, points: Sequence[str], history_tasks: Sequence[str]) -
         os.environ["AGENT_LAB_DATA"] = scratch
         async with LabCluster(Path(scratch) / "cluster") as cluster:
             os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
-            print("| kill point | retried activity | kills | recovery s (median) | p95 | min | max |")
-            print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+            print(
+                "| kill point | retried activity | kills | retried s (median) | retried p95 | retried max "
+                "| resumed s (median) | resumed p95 | resumed max |"
+            )
+            print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
             for point in points:
-                times = [await recovery_s(cluster, point, Path(scratch)) for _ in range(runs)]
-                p95 = statistics.quantiles(times, n=20, method="inclusive")[-1] if len(times) > 1 else times[0]
+                measured = [await recovery(cluster, point, Path(scratch)) for _ in range(runs)]
+                retried = [m.retried_s for m in measured]
+                resumed = [m.resumed_s for m in measured]
                 print(
-                    f"| {point} | {ACTIVITY_OF[point]} | {len(times)} | {statistics.median(times):.2f} "
-                    f"| {p95:.2f} | {min(times):.2f} | {max(times):.2f} |"
+                    f"| {point} | {ACTIVITY_OF[point]} | {len(measured)} | {statistics.median(retried):.2f} "
+                    f"| {_p95(retried):.2f} | {max(retried):.2f} | {statistics.median(resumed):.2f} "
+                    f"| {_p95(resumed):.2f} | {max(resumed):.2f} |"
                 )
             print()
             print("| task | steps | history events | history bytes per step |")

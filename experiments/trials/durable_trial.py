@@ -24,7 +24,7 @@ async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest) -> TrialOu
     if client is None:
         raise RuntimeError("the cluster has no client")
     handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE)
-    approver = asyncio.create_task(_approve_what_waits(handle))
+    approver = asyncio.create_task(approve_what_waits(handle))
     try:
         restarted_at = None
         if spec.scenario.kind == FaultKind.SERVER_RESTART:
@@ -45,7 +45,7 @@ async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest) -> TrialOu
 APPROVER_FIRST_LOOK_S, APPROVER_MOST_S = 0.1, 1.0
 
 
-async def _approve_what_waits(handle: WorkflowHandle[AgentRunWorkflow, RunResult]) -> None:
+async def approve_what_waits(handle: WorkflowHandle[AgentRunWorkflow, RunResult]) -> None:
     """The experiment's person: approves each proposal the run waits on, once it is asked."""
     pause = APPROVER_FIRST_LOOK_S
     while True:

@@ -102,6 +102,9 @@ async def main() -> None:
                         # Recorded after the `plan` activity became `draft_plan` (ADR 4).
                         await record(env.client, "draft_plan", build_request(load_task("bugfix-median"), "durable"))
                         await record(env.client, "approval", approval_request(Path(scratch)), approve=True)
+                        # Recorded after a proposal began to carry the task's turns by reference.
+                        by_reference = build_request(load_task("rename-refactor"), "durable")
+                        await record(env.client, "conversation_by_reference", by_reference)
                     else:
                         await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
             finally:

@@ -1,0 +1,1 @@
+"""The soak: `python -m experiments.soak` (see __main__)."""

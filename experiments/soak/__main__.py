@@ -1,0 +1,118 @@
+"""A soak: durable runs of every task, workers SIGKILLed at random moments and the Temporal
+server restarted at random, until the kills and restarts asked for are done. Then every run
+must have completed and passed its task's checks, every ledger must verify and hold every step
+its run took, and the operations service must hold each effect once.
+
+    uv run python -m experiments.soak [--kills 500] [--restarts 20] [--concurrency 4] [--seed 0]
+
+Two worker processes poll; one killed is replaced at once (a supervisor's job). Kills come at
+random gaps, not at named points, so they land in model calls, tools, checks, workflow tasks
+and between them. Operations tasks are approved as they ask. The figures are printed and kept
+as JSON (`--out`, by default `DATA/soak/soak-TIMESTAMP.json`); the exit code is 1 when any
+check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from experiments.harness import LabCluster
+from experiments.harness.pool import WorkerPool
+from experiments.soak.chaos import Soak
+from experiments.soak.judge import judge
+from experiments.soak.recovery import kill_recoveries, restart_recoveries
+from experiments.soak.report import SoakReport, Spread, print_report
+from lab.catalog import list_tasks
+from settings import data_dir
+
+WORKERS = 2
+
+
+async def soak(kills: int, restarts: int, concurrency: int, seed: int, gap_s: tuple[float, float]) -> SoakReport:
+    started_at, started = datetime.now(UTC), time.monotonic()
+    tasks = [task for task in list_tasks() if task.script is not None]
+    # Kept when a check fails: the runs' workspaces, ledgers and the cluster's logs are the evidence.
+    scratch = tempfile.mkdtemp(prefix="soak-")
+    os.environ["AGENT_LAB_DATA"] = scratch
+    try:
+        async with LabCluster(Path(scratch) / "cluster") as cluster:
+            os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
+            async with WorkerPool(cluster, WORKERS):
+                run = Soak(cluster, tasks, random.Random(seed))
+                await asyncio.gather(
+                    run.chaos(kills, restarts, gap_s), *(run.keep_running() for _ in range(concurrency))
+                )
+                histories = await run.histories()
+                judged = await judge(run)
+    except BaseException:
+        print(f"the soak stopped; what it made so far is in {scratch}", file=sys.stderr)
+        raise
+    report = SoakReport(
+        **judged.model_dump(),
+        started_at=started_at,
+        wall_s=time.monotonic() - started,
+        seed=seed,
+        kills=len(run.kills),
+        restarts=len(run.restarts),
+        runs=len(run.finished) + len(run.stuck),
+        tasks=dict(Counter(task.spec.id for task, _, _ in run.finished)),
+        recovery=Spread.of(kill_recoveries(run.kills, histories)),
+        restart_recovery=Spread.of(restart_recoveries(run.restarts, histories)),
+    )
+    if report.passed:
+        shutil.rmtree(scratch, ignore_errors=True)
+    else:
+        report.kept = scratch
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument("--kills", type=_count, default=500, help="worker SIGKILLs, at random moments")
+    parser.add_argument("--restarts", type=_count, default=20, help="Temporal server restarts, at random moments")
+    parser.add_argument("--concurrency", type=_positive, default=4, help="runs in flight at once")
+    parser.add_argument("--seed", type=int, default=0, help="for the order and gaps of the kills and restarts")
+    parser.add_argument(
+        "--gap", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"), help="seconds between them"
+    )
+    parser.add_argument("--out", type=Path, help="the figures as JSON (default: DATA/soak/soak-TIMESTAMP.json)")
+    args = parser.parse_args(argv)
+    if not 0 <= args.gap[0] <= args.gap[1]:
+        parser.error(f"--gap wants 0 <= MIN <= MAX, got {args.gap[0]} {args.gap[1]}")
+    out = args.out or data_dir() / "soak" / f"soak-{datetime.now(UTC):%Y%m%d-%H%M%S}.json"
+    report = asyncio.run(soak(args.kills, args.restarts, args.concurrency, args.seed, tuple(args.gap)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report.model_dump_json(indent=2))
+    print_report(report, out)
+    return 0 if report.passed else 1
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a count of 0 or more, not {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"1 or more, not {value}")
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""The end state of a soak's runs: completed and passing, ledgers whole, effects once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from agent import ops_world
+from agent.ledger import ledger_path
+from agent.ledger.verify import verify_ledger
+from agent.postconditions import check
+from experiments.measure import duplicate_effects
+from experiments.soak.chaos import Soak
+from experiments.soak.report import Judgement, RunProblem
+
+
+async def judge(soak: Soak) -> Judgement:
+    """Every finished run's end state, ledger and world, judged."""
+    completed = verified = lost = duplicates = repeated = 0
+    problems: list[RunProblem] = []
+    for task, request, result in soak.finished:
+        said = []
+        judged = await check(Path(result.workspace), task.spec.postconditions, world_id=request.world_id)
+        if result.succeeded and judged.passed:
+            completed += 1
+        else:
+            said.append(f"{result.outcome.value}: {result.reason or judged.summary()}")
+        report = verify_ledger(ledger_path(request.run_id))
+        if report.ok:
+            verified += 1
+        else:
+            said.append(f"ledger: {report.first_error}")
+        held = ledger_steps(ledger_path(request.run_id))
+        missing = {step.step for step in result.steps} - held
+        lost += len(missing)
+        if missing:
+            said.append(f"ledger lacks steps {sorted(missing)}")
+        if ops_world.seed_file(task.fixture_dir) is not None:
+            state = await ops_world.world_state(request.world_id)
+            duplicates += duplicate_effects(state)
+            repeated += repeated_keys(state)
+        if said:
+            problems.append(RunProblem(run_id=request.run_id, task_id=task.spec.id, problem="; ".join(said)))
+    return Judgement(
+        completed=completed,
+        ledgers_verified=verified,
+        lost_ledger_steps=lost,
+        duplicate_effects=duplicates,
+        repeated_keys=repeated,
+        problems=problems + soak.stuck,
+    )
+
+
+def ledger_steps(path: Path) -> set[int]:
+    """The step numbers the ledger's event ids name (`RUN/step-N/...`)."""
+    steps = set()
+    for line in path.read_text().splitlines():
+        marker = line.find("/step-")
+        if marker != -1:
+            number = line[marker + len("/step-") :].split("/", 1)[0]
+            if number.isdigit():
+                steps.add(int(number))
+    return steps
+
+
+def repeated_keys(state: dict[str, object]) -> int:
+    keys: Counter[str] = Counter()
+    for resource in ("refunds", "tickets"):
+        rows = state.get(resource, [])
+        if isinstance(rows, list):
+            keyed = [row for row in rows if isinstance(row, dict) and row.get("idempotency_key")]
+            keys.update(str(row["idempotency_key"]) for row in keyed)
+    return sum(1 for count in keys.values() if count > 1)

@@ -1,0 +1,90 @@
+"""The soak's own arithmetic: which kills hit a run and how long that run took to go on, the
+ledger steps it finds, the repeated keys it counts, and its command line. (The soak itself runs
+in CI, `.ci/run`, as a short version: 20 kills and 2 restarts.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
+
+from experiments.soak.judge import ledger_steps, repeated_keys
+from experiments.soak.recovery import Kill, kill_recoveries, restart_recoveries
+from experiments.soak.report import Spread
+from settings import PROJECT_ROOT
+
+T0 = 1_800_000_000.0
+
+
+def event(
+    event_id: int, kind: str, at: float, identity: str = "", attempt: int = 1, scheduled: int = 0
+) -> HistoryEvent:
+    stamp = Timestamp()
+    stamp.FromNanoseconds(int((T0 + at) * 1e9))
+    made = HistoryEvent(event_id=event_id, event_time=stamp)
+    if kind == "workflow":
+        made.event_type = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
+        made.workflow_task_started_event_attributes.identity = identity
+    elif kind == "scheduled":
+        made.event_type = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    elif kind == "activity":
+        made.event_type = EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+        made.activity_task_started_event_attributes.identity = identity
+        made.activity_task_started_event_attributes.attempt = attempt
+        made.activity_task_started_event_attributes.scheduled_event_id = scheduled
+    else:
+        made.event_type = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED
+    return made
+
+
+def test_a_kill_is_timed_by_the_run_it_hit_and_not_by_runs_elsewhere() -> None:
+    histories = {
+        # On the killed worker's sticky queue: goes on 1.2 s after the kill, on the other worker.
+        "sticky": [event(1, "workflow", 0.0, "1@h"), event(2, "workflow", 11.2, "2@h"), event(3, "done", 12.0)],
+        # An activity scheduled before the kill, started again (attempt 2) 2.5 s after it.
+        "retried": [
+            event(1, "workflow", 0.0, "2@h"),
+            event(2, "scheduled", 9.0),
+            event(3, "activity", 12.5, "2@h", attempt=2, scheduled=2),
+            event(4, "done", 13.0),
+        ],
+        # On the other worker the whole time: not hit, though its next task starts later.
+        "elsewhere": [event(1, "workflow", 9.5, "2@h"), event(2, "workflow", 16.0, "2@h"), event(3, "done", 17.0)],
+        # Over before the kill.
+        "over": [event(1, "workflow", 0.0, "1@h"), event(2, "done", 1.0)],
+    }
+    [recovery] = kill_recoveries([Kill(at=T0 + 10.0, identity="1@h")], histories)
+    assert round(recovery, 3) == 2.5  # the longest wait among the runs it hit
+    # A kill of a worker no run was on hits nothing.
+    assert kill_recoveries([Kill(at=T0 + 10.0, identity="3@h")], {"elsewhere": histories["elsewhere"]}) == []
+    [restart] = restart_recoveries([T0 + 10.0], histories)
+    assert round(restart, 3) == 1.2
+
+
+def test_spread_ledger_steps_and_repeated_keys(tmp_path: Path) -> None:
+    assert Spread.of([]).count == 0 and Spread.of([]).p95_s is None
+    spread = Spread.of([1.0, 2.0, 3.0, 10.0])
+    assert (spread.count, spread.p50_s, spread.max_s) == (4, 2.5, 10.0)
+    ledger = tmp_path / "run.jsonl"
+    lines = ["r/run/run_started", "r/step-1/proposal", "r/step-12/verdict"]
+    ledger.write_text("".join(f'{{"event_id": "{line}"}}\n' for line in lines))
+    assert ledger_steps(ledger) == {1, 12}
+    state = {
+        "refunds": [{"idempotency_key": "a"}, {"idempotency_key": "a"}, {"idempotency_key": None}],
+        "tickets": [{"idempotency_key": "b"}],
+    }
+    assert repeated_keys(state) == 1
+
+
+def test_bad_arguments_get_one_line_and_exit_2() -> None:
+    for arguments in (["--kills", "-1"], ["--gap", "3", "1"], ["--concurrency", "0"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "experiments.soak", *arguments], cwd=PROJECT_ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 2, done.stderr
+        assert "Traceback" not in done.stderr
+        assert "error: " in done.stderr.strip().splitlines()[-1], done.stderr
