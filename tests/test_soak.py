@@ -58,7 +58,9 @@ def test_a_kill_is_timed_by_the_run_it_hit_and_not_by_runs_elsewhere() -> None:
         "over": [event(1, "workflow", 0.0, "1@h"), event(2, "done", 1.0)],
     }
     [recovery] = kill_recoveries([Kill(at=T0 + 10.0, identity="1@h")], histories)
-    assert round(recovery, 3) == 2.5  # the longest wait among the runs it hit
+    # The longest wait among the runs it hit, and which run that was.
+    assert (round(recovery.wait_s, 3), recovery.run) == (2.5, "retried")
+    assert recovery.resumed_by == "EVENT_TYPE_ACTIVITY_TASK_STARTED"
     # A kill of a worker no run was on hits nothing.
     assert kill_recoveries([Kill(at=T0 + 10.0, identity="3@h")], {"elsewhere": histories["elsewhere"]}) == []
     [restart] = restart_recoveries([T0 + 10.0], histories)

@@ -10,6 +10,9 @@ from types import TracebackType
 from experiments.harness.cluster import LabCluster
 from experiments.harness.worker_process import WorkerProcess
 
+# How long a supervisor waits before starting a worker that failed to start, again.
+RESTART_PAUSE_S = 0.5
+
 
 class WorkerPool:
     def __init__(self, cluster: LabCluster, size: int, fault_plan: Path | None = None) -> None:
@@ -38,4 +41,13 @@ class WorkerPool:
         while True:
             await worker.wait_exit(timeout_s=None)
             self.replaced += 1
-            worker = await self._cluster.start_worker(self._fault_plan)
+            worker = await self._replacement()
+
+    async def _replacement(self) -> WorkerProcess:
+        """A new worker, tried again until one starts: one started while the Temporal server
+        restarts exits at once (nothing answers), and a supervisor tries again."""
+        while True:
+            try:
+                return await self._cluster.start_worker(self._fault_plan)
+            except (RuntimeError, TimeoutError):
+                await asyncio.sleep(RESTART_PAUSE_S)

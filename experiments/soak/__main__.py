@@ -7,9 +7,10 @@ its run took, and the operations service must hold each effect once.
 
 Two worker processes poll; one killed is replaced at once (a supervisor's job). Kills come at
 random gaps, not at named points, so they land in model calls, tools, checks, workflow tasks
-and between them. Operations tasks are approved as they ask. The figures are printed and kept
-as JSON (`--out`, by default `DATA/soak/soak-TIMESTAMP.json`); the exit code is 1 when any
-check fails.
+and between them; a kill waits until both workers poll, so each is a failover to a live worker
+(what recovery times), not a wait for a new process to start. Operations tasks are approved as
+they ask. The figures are printed and kept as JSON (`--out`, by default
+`DATA/soak/soak-TIMESTAMP.json`); the exit code is 1 when any check fails.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from google.protobuf.json_format import MessageToJson
+from temporalio.api.history.v1 import History, HistoryEvent
+
 from experiments.harness import LabCluster
 from experiments.harness.pool import WorkerPool
 from experiments.soak.chaos import Soak
@@ -39,7 +43,9 @@ from settings import data_dir
 WORKERS = 2
 
 
-async def soak(kills: int, restarts: int, concurrency: int, seed: int, gap_s: tuple[float, float]) -> SoakReport:
+async def soak(
+    kills: int, restarts: int, concurrency: int, seed: int, gap_s: tuple[float, float], *, keep: bool = False
+) -> SoakReport:
     started_at, started = datetime.now(UTC), time.monotonic()
     tasks = [task for task in list_tasks() if task.script is not None]
     # Kept when a check fails: the runs' workspaces, ledgers and the cluster's logs are the evidence.
@@ -55,6 +61,9 @@ async def soak(kills: int, restarts: int, concurrency: int, seed: int, gap_s: tu
                 )
                 histories = await run.histories()
                 judged = await judge(run)
+                recovered = kill_recoveries(run.kills, histories)
+                if keep or judged.problems:
+                    save_histories(histories, Path(scratch) / "histories")
     except BaseException:
         print(f"the soak stopped; what it made so far is in {scratch}", file=sys.stderr)
         raise
@@ -67,14 +76,23 @@ async def soak(kills: int, restarts: int, concurrency: int, seed: int, gap_s: tu
         restarts=len(run.restarts),
         runs=len(run.finished) + len(run.stuck),
         tasks=dict(Counter(task.spec.id for task, _, _ in run.finished)),
-        recovery=Spread.of(kill_recoveries(run.kills, histories)),
+        recovery=Spread.of([r.wait_s for r in recovered]),
+        recovered=recovered,
         restart_recovery=Spread.of(restart_recoveries(run.restarts, histories)),
     )
-    if report.passed:
+    if report.passed and not keep:
         shutil.rmtree(scratch, ignore_errors=True)
     else:
         report.kept = scratch
     return report
+
+
+def save_histories(histories: dict[str, list[HistoryEvent]], directory: Path) -> None:
+    """Each run's events as JSON, one file per generation, for a person to look into."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, events in histories.items():
+        history = History(events=events)
+        (directory / f"{name.replace('/', '__')}.json").write_text(MessageToJson(history))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -88,12 +106,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--gap", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"), help="seconds between them"
     )
+    parser.add_argument("--keep", action="store_true", help="keep the runs' data and histories even if it passes")
     parser.add_argument("--out", type=Path, help="the figures as JSON (default: DATA/soak/soak-TIMESTAMP.json)")
     args = parser.parse_args(argv)
     if not 0 <= args.gap[0] <= args.gap[1]:
         parser.error(f"--gap wants 0 <= MIN <= MAX, got {args.gap[0]} {args.gap[1]}")
     out = args.out or data_dir() / "soak" / f"soak-{datetime.now(UTC):%Y%m%d-%H%M%S}.json"
-    report = asyncio.run(soak(args.kills, args.restarts, args.concurrency, args.seed, tuple(args.gap)))
+    report = asyncio.run(soak(args.kills, args.restarts, args.concurrency, args.seed, tuple(args.gap), keep=args.keep))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(report.model_dump_json(indent=2))
     print_report(report, out)

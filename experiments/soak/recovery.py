@@ -18,38 +18,48 @@ class Kill(BaseModel):
     identity: str
 
 
-def kill_recoveries(kills: Sequence[Kill], histories: dict[str, list[HistoryEvent]]) -> list[float]:
+class Recovered(BaseModel):
+    """A kill that hit a run's work, and the run that took longest to go on after it."""
+
+    at: float
+    identity: str
+    run: str
+    wait_s: float
+    # What started that run's work again: an activity's retry, or the run's next task.
+    resumed_by: str
+
+
+def kill_recoveries(kills: Sequence[Kill], histories: dict[str, list[HistoryEvent]]) -> list[Recovered]:
     """Per kill that hit a run's work, the longest any such run took to go on.
 
     A run was hit when the last worker to take up its work before the kill was the one killed,
-    or when an activity scheduled before the kill had to start again after it (history keeps
-    only an activity's last attempt, so the killed attempt itself is not in it). It goes on at
-    its first workflow or activity task started after the kill."""
-    recoveries = []
+    or when an activity in flight at the kill (scheduled before it, not yet started again) had
+    to start again after it (history keeps only an activity's last attempt, so the killed
+    attempt itself is not in it). It goes on at its first workflow or activity task started
+    after the kill."""
+    recovered = []
     for kill in kills:
-        waits = []
-        for events in histories.values():
+        worst: Recovered | None = None
+        for run, events in histories.items():
             if not events or when(events[0]) > kill.at or when(events[-1]) < kill.at:
                 continue
             before = [e for e in events if e.event_type in _STARTED and when(e) <= kill.at]
             after = [e for e in events if e.event_type in _STARTED and when(e) > kill.at]
             if not after:
                 continue
-            hit = bool(before) and _identity(before[-1]) == kill.identity
-            retried = [
-                e
-                for e in after
-                if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
-                and e.activity_task_started_event_attributes.attempt > 1
-                and _scheduled_before(events, e, kill.at)
-            ]
-            if retried:
-                waits.append(when(retried[0]) - kill.at)
-            elif hit:
-                waits.append(when(after[0]) - kill.at)
-        if waits:
-            recoveries.append(max(waits))
-    return recoveries
+            first = after[0]
+            retried = first.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED and (
+                first.activity_task_started_event_attributes.attempt > 1 and _scheduled_before(events, first, kill.at)
+            )
+            if not retried and not (before and _identity(before[-1]) == kill.identity):
+                continue
+            wait = when(first) - kill.at
+            if worst is None or wait > worst.wait_s:
+                resumed_by = EventType.Name(first.event_type)
+                worst = Recovered(at=kill.at, identity=kill.identity, run=run, wait_s=wait, resumed_by=resumed_by)
+        if worst is not None:
+            recovered.append(worst)
+    return recovered
 
 
 def restart_recoveries(restarts: Sequence[float], histories: dict[str, list[HistoryEvent]]) -> list[float]:

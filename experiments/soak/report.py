@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from experiments.soak.recovery import Recovered
+
 
 class Spread(BaseModel):
     count: int = 0
@@ -51,7 +53,8 @@ class SoakReport(Judgement):
         description="per kill that hit a run's work: from the kill to that run's work starting again"
     )
     restart_recovery: Spread = Field(description="per restart: from stopping the server to any run going on")
-    kept: str | None = Field(None, description="the soak's data directory, kept when a check failed")
+    kept: str | None = Field(None, description="the soak's data directory, kept when a check failed or asked")
+    recovered: list[Recovered] = Field(default_factory=list, description="each kill that hit a run, and that run")
 
     @property
     def passed(self) -> bool:

@@ -1,0 +1,47 @@
+"""The experiments' worker pool is a supervisor: a worker that dies is replaced, and a
+replacement that cannot start yet (the server restarting) is tried again, not given up on."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from experiments.harness import pool
+from experiments.harness.pool import WorkerPool
+
+
+class FakeWorker:
+    def __init__(self) -> None:
+        self.exited = asyncio.Event()
+
+    async def wait_exit(self, timeout_s: float | None = None) -> int:
+        await self.exited.wait()
+        return -9
+
+
+class FlakyCluster:
+    """Starts workers, but the first `failures` replacements fail as a worker started while
+    nothing answers does."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.started: list[FakeWorker] = []
+
+    async def start_worker(self, fault_plan: Any = None) -> FakeWorker:
+        if self.started and self.failures:
+            self.failures -= 1
+            raise RuntimeError("worker did not start: b''")
+        worker = FakeWorker()
+        self.started.append(worker)
+        return worker
+
+
+async def test_a_replacement_that_fails_to_start_is_tried_again(monkeypatch: Any) -> None:
+    monkeypatch.setattr(pool, "RESTART_PAUSE_S", 0.01)
+    cluster = FlakyCluster(failures=3)
+    async with WorkerPool(cluster, 1):  # type: ignore[arg-type]
+        cluster.started[0].exited.set()  # killed
+        async with asyncio.timeout(5):
+            while len(cluster.started) < 2:
+                await asyncio.sleep(0.01)
+    assert cluster.failures == 0 and len(cluster.started) == 2
