@@ -16,14 +16,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import statistics
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from temporalio.api.enums.v1 import EventType
@@ -33,10 +29,10 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 from agent import ops_world
 from baseline import BaselineLoop
 from contracts import TASK_QUEUE, RunResult
+from experiments.benchmarks.scratch_server import scratch_server
 from lab.catalog import Task, list_tasks
 from lab.run_request import build_request
-from lab.temporal_server import DevServer, DevServerOptions
-from worker import build_worker, connect
+from worker import build_worker
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -133,12 +129,6 @@ def print_breakdowns(breakdowns: list[tuple[str, Breakdown]]) -> None:
         print(f"| {task_id} | {cells} | {b.workflow_tasks:.1f} | {b.rest:.1f} |")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def tasks_to_time(quick: bool) -> tuple[list[Task], list[str]]:
     """The tasks to time, and the ids of the operations tasks left out."""
     tasks = list_tasks()
@@ -155,47 +145,40 @@ def completed(result: RunResult, runtime: str) -> RunResult:
 
 
 async def main(runs: int, tasks: list[Task], left_out: list[str]) -> None:
-    with tempfile.TemporaryDirectory(prefix="lab-bench-") as scratch:
-        os.environ["AGENT_LAB_DATA"] = scratch
-        server = DevServer(DevServerOptions(port=_free_port(), ui_port=None, database=Path(scratch) / "bench.sqlite"))
-        await server.start()
-        try:
-            client = await connect(server.address)
-            clock = ActivityClock()
-            breakdowns: list[tuple[str, Breakdown]] = []
-            async with build_worker(client, interceptors=[TimingInterceptor(clock)]):
-                print("| task | runtime | wall s | steps | activities | in activities s | orchestration ms/step |")
-                print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
-                for task in tasks:
-                    durable: list[RunResult] = []
-                    for _ in range(runs):
-                        request = build_request(task, "durable")
-                        handle = await client.start_workflow(
-                            AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
-                        )
-                        durable.append(completed(await run_result(handle), "durable"))
-                    breakdowns.append((task.spec.id, await breakdown(client, clock, durable)))
-                    inside = [clock.seconds[r.run_id] for r in durable]
-                    calls = [clock.calls[r.run_id] for r in durable]
-                    overhead = [(r.wall_time_s - s) / len(r.steps) * 1000 for r, s in zip(durable, inside, strict=True)]
-                    print(
-                        f"| {task.spec.id} | durable | {statistics.mean(r.wall_time_s for r in durable):.2f} "
-                        f"| {len(durable[0].steps)} | {statistics.mean(calls):.0f} | {statistics.mean(inside):.2f} "
-                        f"| {statistics.mean(overhead):.1f} |"
+    async with scratch_server("lab-bench-") as (client, _):
+        clock = ActivityClock()
+        breakdowns: list[tuple[str, Breakdown]] = []
+        async with build_worker(client, interceptors=[TimingInterceptor(clock)]):
+            print("| task | runtime | wall s | steps | activities | in activities s | orchestration ms/step |")
+            print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+            for task in tasks:
+                durable: list[RunResult] = []
+                for _ in range(runs):
+                    request = build_request(task, "durable")
+                    handle = await client.start_workflow(
+                        AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
                     )
-                    baseline = [
-                        completed(await BaselineLoop().run(build_request(task, "baseline")), "baseline")
-                        for _ in range(runs)
-                    ]
-                    print(
-                        f"| {task.spec.id} | baseline | {statistics.mean(r.wall_time_s for r in baseline):.2f} "
-                        f"| {len(baseline[0].steps)} | - | - | 0 |"
-                    )
-                if left_out:
-                    print(f"\nNot timed (they need the operations service): {', '.join(left_out)}")
-                print_breakdowns(breakdowns)
-        finally:
-            await server.stop()
+                    durable.append(completed(await run_result(handle), "durable"))
+                breakdowns.append((task.spec.id, await breakdown(client, clock, durable)))
+                inside = [clock.seconds[r.run_id] for r in durable]
+                calls = [clock.calls[r.run_id] for r in durable]
+                overhead = [(r.wall_time_s - s) / len(r.steps) * 1000 for r, s in zip(durable, inside, strict=True)]
+                print(
+                    f"| {task.spec.id} | durable | {statistics.mean(r.wall_time_s for r in durable):.2f} "
+                    f"| {len(durable[0].steps)} | {statistics.mean(calls):.0f} | {statistics.mean(inside):.2f} "
+                    f"| {statistics.mean(overhead):.1f} |"
+                )
+                baseline = [
+                    completed(await BaselineLoop().run(build_request(task, "baseline")), "baseline")
+                    for _ in range(runs)
+                ]
+                print(
+                    f"| {task.spec.id} | baseline | {statistics.mean(r.wall_time_s for r in baseline):.2f} "
+                    f"| {len(baseline[0].steps)} | - | - | 0 |"
+                )
+            if left_out:
+                print(f"\nNot timed (they need the operations service): {', '.join(left_out)}")
+            print_breakdowns(breakdowns)
 
 
 if __name__ == "__main__":

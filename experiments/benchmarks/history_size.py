@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,10 +25,10 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
 from contracts import TASK_QUEUE
+from experiments.benchmarks.scratch_server import scratch_server
 from lab.catalog import load_task
 from lab.run_request import build_request
-from lab.temporal_server import DevServer, DevServerOptions
-from worker import build_worker, connect
+from worker import build_worker
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -117,16 +114,8 @@ def _kind(event: HistoryEvent, activity_of: dict[int, str]) -> str:
 
 
 async def main(sizes: Sequence[int], plot: Path | None) -> None:
-    with tempfile.TemporaryDirectory(prefix="bench-history-") as scratch:
-        os.environ["AGENT_LAB_DATA"] = scratch
-        server = DevServer(DevServerOptions(port=_free_port(), ui_port=None, database=Path(scratch) / "bench.sqlite"))
-        await server.start()
-        try:
-            client = await connect(server.address)
-            async with build_worker(client):
-                weighed = [await weigh(client, write_task(Path(scratch) / f"task-{n}", n)) for n in sizes]
-        finally:
-            await server.stop()
+    async with scratch_server("bench-history-") as (client, scratch), build_worker(client):
+        weighed = [await weigh(client, write_task(scratch / f"task-{n}", n)) for n in sizes]
     print("| steps | generations | events | history bytes | bytes per step |")
     print("| ---: | ---: | ---: | ---: | ---: |")
     for w in weighed:
@@ -157,12 +146,6 @@ def _plot(weighed: list[Weighed], path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 if __name__ == "__main__":
