@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from contracts import ProviderConfig, RunBudget, RunRequest, Runtime
 from lab.catalog import Task
+
+# A run's workflow task timeout. A worker killed while it holds a workflow task keeps it for
+# this long (10 s by default: the soak saw runs wait exactly that). Long local activities do
+# not count against it (the worker heartbeats the task), and a task that times out is only
+# retried elsewhere, so a short one costs a replay at worst.
+WORKFLOW_TASK_TIMEOUT = timedelta(seconds=2)
 
 
 def build_request(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -10,7 +11,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from contracts import RunState
 from lab.catalog import Task
-from lab.run_request import build_request
+from lab.run_request import WORKFLOW_TASK_TIMEOUT, build_request
 from starter.connection import Connection, ensure_search_attributes
 from starter.durable_run import run_durable
 from starter.render import Printer
@@ -37,6 +38,9 @@ async def test_a_run_is_findable_and_explained_in_the_web_ui(dev_env: WorkflowEn
     assert attributes.get(visibility.OUTCOME) == "COMPLETED"
     assert await described.memo_value("task") == "bugfix-median"
     assert await described.static_summary() == "durable agent run on task bugfix-median"
+    # A worker killed holding a workflow task keeps it this long, not Temporal's default 10 s.
+    timeout = described.raw_description.execution_config.default_workflow_task_timeout
+    assert timeout.ToTimedelta() == WORKFLOW_TASK_TIMEOUT == timedelta(seconds=2)
 
     summaries = []
     async for event in handle.fetch_history_events():

@@ -22,7 +22,7 @@ from experiments.soak.recovery import Kill
 from experiments.soak.report import RunProblem
 from experiments.trials.durable_trial import approve_what_waits
 from lab.catalog import Task
-from lab.run_request import build_request
+from lab.run_request import WORKFLOW_TASK_TIMEOUT, build_request
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -91,7 +91,11 @@ class Soak:
         while True:
             try:
                 return await self.client.start_workflow(
-                    AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
+                    AgentRunWorkflow.run,
+                    request,
+                    id=request.run_id,
+                    task_queue=TASK_QUEUE,
+                    task_timeout=WORKFLOW_TASK_TIMEOUT,
                 )
             except WorkflowAlreadyStartedError:  # an earlier attempt reached the server
                 return self.client.get_workflow_handle_for(AgentRunWorkflow.run, request.run_id)
