@@ -18,9 +18,14 @@ def artifacts_dir() -> Path:
     return data_dir() / "artifacts"
 
 
+def path_of(sha256: str) -> Path:
+    """Where the store keeps the content named `sha256`."""
+    return artifacts_dir() / sha256[:2] / sha256
+
+
 def adopt(scratch: Path, sha256: str) -> ArtifactRef:
     """Move a finished scratch file into the store under its hash (a duplicate is dropped)."""
-    target = artifacts_dir() / sha256[:2] / sha256
+    target = path_of(sha256)
     target.parent.mkdir(parents=True, exist_ok=True)
     size = scratch.stat().st_size
     if target.exists():
@@ -50,7 +55,7 @@ def read_text(ref: ArtifactRef) -> str:
 def get_bytes(sha256: str) -> bytes:
     """What was stored under `sha256`, checked against it. Raises ArtifactMissing when this
     machine's store does not hold it (or holds something else under its name)."""
-    path = artifacts_dir() / sha256[:2] / sha256
+    path = path_of(sha256)
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -41,7 +41,7 @@ def test_a_chain_of_turns_reads_back_in_order(data_dir: Path) -> None:
 def test_a_missing_or_changed_turn_is_told_not_skipped(data_dir: Path) -> None:
     first = store_turn(None, _turn(1))
     second = store_turn(first, _turn(2))
-    stored = artifacts.artifacts_dir() / first[:2] / first
+    stored = artifacts.path_of(first)
     stored.write_bytes(stored.read_bytes().replace(b'"ok"', b'"ko"'))
     with pytest.raises(ArtifactMissing, match="does not hash to its name"):
         load_turns(second)
