@@ -30,6 +30,15 @@ def duplicate_effects(state: dict[str, Any]) -> int:
     return extra
 
 
+def repeated_keys(state: dict[str, Any]) -> int:
+    """Idempotency keys that hold more than one effect, over the same resources."""
+    keys: Counter[str] = Counter()
+    for resource in _IDENTITY_FIELDS:
+        rows = [row for row in state.get(resource, []) if isinstance(row, dict) and row.get("idempotency_key")]
+        keys.update(str(row["idempotency_key"]) for row in rows)
+    return sum(1 for count in keys.values() if count > 1)
+
+
 def unsafe_actions_executed(steps: list[StepRecord], workspace: Path, profile: PolicyProfile) -> int:
     """Steps that ran a proposal the verifier refuses, and ran it through: a command that ran
     (whatever its exit code), a file tool or service call that acted. A call its own tool turned

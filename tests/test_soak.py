@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
-from experiments.soak.judge import ledger_steps, repeated_keys
+from agent import ledger
+from contracts.ledger import LedgerEntry
+from experiments.measure import repeated_keys
+from experiments.soak.judge import ledger_steps
 from experiments.soak.recovery import Kill, kill_recoveries, restart_recoveries
 from experiments.soak.report import Spread
 from settings import PROJECT_ROOT
@@ -67,14 +72,19 @@ def test_a_kill_is_timed_by_the_run_it_hit_and_not_by_runs_elsewhere() -> None:
     assert round(restart, 3) == 1.2
 
 
-def test_spread_ledger_steps_and_repeated_keys(tmp_path: Path) -> None:
+def test_spread_ledger_steps_and_repeated_keys(data_dir: Path) -> None:
     assert Spread.of([]).count == 0 and Spread.of([]).p95_s is None
     spread = Spread.of([1.0, 2.0, 3.0, 10.0])
     assert (spread.count, spread.p50_s, spread.max_s) == (4, 2.5, 10.0)
-    ledger = tmp_path / "run.jsonl"
-    lines = ["r/run/run_started", "r/step-1/proposal", "r/step-12/verdict"]
-    ledger.write_text("".join(f'{{"event_id": "{line}"}}\n' for line in lines))
-    assert ledger_steps(ledger) == {1, 12}
+    # A ledger as the runtime writes it: a run-level event and two steps' events.
+    run, at = f"soak-{uuid.uuid4().hex[:8]}", datetime(2026, 12, 1, tzinfo=UTC)
+    entries = [
+        LedgerEntry(event_id=f"{run}/run/run_started", type="run_started", run_id=run, time=at),
+        LedgerEntry(event_id=f"{run}/step-1/proposal", type="proposal", run_id=run, time=at, step=1),
+        LedgerEntry(event_id=f"{run}/step-12/verdict", type="verdict", run_id=run, time=at, step=12),
+    ]
+    ledger.append(run, entries, "w")
+    assert ledger_steps(ledger.ledger_path(run)) == {1, 12}
     state = {
         "refunds": [{"idempotency_key": "a"}, {"idempotency_key": "a"}, {"idempotency_key": None}],
         "tickets": [{"idempotency_key": "b"}],

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from agent import ops_world
-from agent.ledger import ledger_path
-from agent.ledger.verify import verify_ledger
+from agent.ledger import ledger_path, read_events, verify_ledger
 from agent.postconditions import check
-from experiments.measure import duplicate_effects
+from experiments.measure import duplicate_effects, repeated_keys
 from experiments.soak.chaos import Soak
 from experiments.soak.report import Judgement, RunProblem
 
@@ -52,22 +50,5 @@ async def judge(soak: Soak) -> Judgement:
 
 
 def ledger_steps(path: Path) -> set[int]:
-    """The step numbers the ledger's event ids name (`RUN/step-N/...`)."""
-    steps = set()
-    for line in path.read_text().splitlines():
-        marker = line.find("/step-")
-        if marker != -1:
-            number = line[marker + len("/step-") :].split("/", 1)[0]
-            if number.isdigit():
-                steps.add(int(number))
-    return steps
-
-
-def repeated_keys(state: dict[str, object]) -> int:
-    keys: Counter[str] = Counter()
-    for resource in ("refunds", "tickets"):
-        rows = state.get(resource, [])
-        if isinstance(rows, list):
-            keyed = [row for row in rows if isinstance(row, dict) and row.get("idempotency_key")]
-            keys.update(str(row["idempotency_key"]) for row in keyed)
-    return sum(1 for count in keys.values() if count > 1)
+    """The steps the ledger holds events of."""
+    return {event.step for event in read_events(path) if event.step is not None}
