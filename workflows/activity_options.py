@@ -32,7 +32,18 @@ _NON_RETRYABLE = non_retryable_types()
 # 1 s first backoff. A live worker's heartbeats reach the server at least once a second
 # (worker.py), so it has a second of slack on a loaded machine.
 _SILENT = timedelta(seconds=2)
-_AT_ONCE = timedelta(milliseconds=100)
+
+
+def _backing_off(attempts: int, longest: timedelta) -> RetryPolicy:
+    """The first retry at once (0.1 s), then each wait four times the last, up to `longest`."""
+    return RetryPolicy(
+        initial_interval=timedelta(milliseconds=100),
+        backoff_coefficient=4.0,
+        maximum_interval=longest,
+        maximum_attempts=attempts,
+        non_retryable_error_types=_NON_RETRYABLE,
+    )
+
 
 PREPARE = ActivityOptions(
     start_to_close=timedelta(minutes=2),
@@ -43,13 +54,7 @@ PREPARE = ActivityOptions(
 MODEL = ActivityOptions(
     start_to_close=timedelta(minutes=5),
     heartbeat=_SILENT,
-    retry=RetryPolicy(
-        initial_interval=_AT_ONCE,
-        backoff_coefficient=4.0,
-        maximum_interval=timedelta(seconds=30),
-        maximum_attempts=5,
-        non_retryable_error_types=_NON_RETRYABLE,
-    ),
+    retry=_backing_off(5, timedelta(seconds=30)),
 )
 
 # Verification is short, deterministic work on the worker: a local activity.
@@ -63,13 +68,7 @@ VERIFY = ActivityOptions(
 EXECUTE = ActivityOptions(
     start_to_close=timedelta(minutes=11),
     heartbeat=_SILENT,
-    retry=RetryPolicy(
-        initial_interval=_AT_ONCE,
-        backoff_coefficient=4.0,
-        maximum_interval=timedelta(seconds=15),
-        maximum_attempts=8,
-        non_retryable_error_types=_NON_RETRYABLE,
-    ),
+    retry=_backing_off(8, timedelta(seconds=15)),
 )
 
 # Closing a step (git checkpoint + ledger fsync) and ledger appends: short local activities.
@@ -84,11 +83,5 @@ RECORD = ActivityOptions(
 CHECK = ActivityOptions(
     start_to_close=timedelta(minutes=15),
     heartbeat=_SILENT,
-    retry=RetryPolicy(
-        initial_interval=_AT_ONCE,
-        backoff_coefficient=4.0,
-        maximum_interval=timedelta(seconds=10),
-        maximum_attempts=6,
-        non_retryable_error_types=_NON_RETRYABLE,
-    ),
+    retry=_backing_off(6, timedelta(seconds=10)),
 )
