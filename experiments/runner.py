@@ -139,7 +139,7 @@ async def _run_trials(
     from experiments.harness.pool import WorkerPool
     from experiments.trials import FaultBook, Lab, run_trial
     from lab.llama_log import LlamaLog
-    from lab.llama_server import server_log_path, stopped_server
+    from lab.llama_server import keep_only_the_system_prompt, server_log_path, stopped_server
     from lab.providers import ProviderChoice, provider_for, with_experiment_settings
 
     progress.status("starting the cluster")
@@ -169,6 +169,8 @@ async def _run_trials(
                     if down:
                         return
                     progress.started()
+                    if server_log and provider.base_url:
+                        await keep_only_the_system_prompt(provider.base_url)
                     mark = server_log.mark() if server_log else 0
                     record = await run_trial(spec, lab)
                     if server_log:

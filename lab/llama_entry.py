@@ -1,5 +1,6 @@
-"""The llama.cpp server (`python -m llama_cpp.server`), started with one setting its command line
-does not offer: no extra weight buffers when llama.cpp was built with AMX.
+"""The llama.cpp server (`python -m llama_cpp.server`), started with two changes its command line
+does not offer: no extra weight buffers when llama.cpp was built with AMX, and a schema's grammar
+checked on the sampled token instead of over the whole vocabulary (lab/llama_sampling.py).
 
 Why: a build for the machine it compiles on (`-march=native`, llama-cpp-python's default) on a
 CPU with AMX (Sapphire Rapids and later) repacks the weights into AMX buffers, and its AMX matrix
@@ -8,31 +9,45 @@ instructions without the per-thread permission the kernel requires (llama.cpp #2
 seen here with Qwen2.5-Coder Q4_K_M). Without extra buffers the weights stay in plain CPU
 buffers and the AVX2/AVX-512 kernels serve them. A build without AMX is left as it is.
 
-Run as a script, not as a module of the project: it imports nothing but llama_cpp.
+Run as a script, not as a module of the project: it imports nothing but llama_cpp and
+`lab.llama_sampling` (which imports nothing of the project either).
 """
 
 from __future__ import annotations
 
 import runpy
 import sys
+from pathlib import Path
 
 AMX_BUILD = "AMX_INT8 = 1"
 
 
-def main() -> None:
+def keep_weights_off_amx() -> bool:
+    """In an AMX build, every model loaded from now on keeps its weights in plain CPU buffers;
+    False (and nothing changed) in any other build."""
     import llama_cpp.llama_cpp as native
 
-    if AMX_BUILD in native.llama_print_system_info().decode(errors="replace"):
-        defaults = native.llama_model_default_params
+    if AMX_BUILD not in native.llama_print_system_info().decode(errors="replace"):
+        return False
+    defaults = native.llama_model_default_params
 
-        def without_extra_buffers() -> native.llama_model_params:
-            params = defaults()
-            params.use_extra_bufts = False
-            return params
+    def without_extra_buffers() -> native.llama_model_params:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
 
-        # llama_cpp.Llama takes its model parameters from this function, then sets its own.
-        native.llama_model_default_params = without_extra_buffers
+    # llama_cpp.Llama takes its model parameters from this function, then sets its own.
+    native.llama_model_default_params = without_extra_buffers
+    return True
+
+
+def main() -> None:
+    if keep_weights_off_amx():
         print("llama_entry: an AMX build: weights kept out of AMX buffers (their kernels crash)", flush=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from lab import llama_sampling
+
+    llama_sampling.install()
     sys.argv[0] = "llama_cpp.server"
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import logging
 import signal
 import socket
 import subprocess
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import httpx
 
+from agent.providers.prompts import agent_system
+from agent.tools.registry import tool_specs
 from contracts import ProviderConfig
 from contracts.errors import StarterError
 from lab.child_process import die_with_parent
@@ -23,6 +26,8 @@ from lab.local_model import LocalModel
 from settings import data_dir
 
 MODEL_ALIAS = "local"
+
+log = logging.getLogger(__name__)
 
 
 # The context the local server gives its model; prompts are cut to fit it.
@@ -97,6 +102,25 @@ async def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log_path:
                     return
             await asyncio.sleep(0.2)
     raise StarterError(f"the llama.cpp server did not answer within {timeout_s:.0f} s; see {log_path}")
+
+
+async def keep_only_the_system_prompt(base_url: str) -> None:
+    """Leave the server's prompt cache holding the system message every call of every run begins
+    with, and nothing of a task: a trial then starts as the first run of its task would, whatever
+    trial ran before it. Without this, a trial right after one of the same task found its first
+    prompt already read (in small-20261201-113217 the baseline's first call evaluated 18 tokens
+    and baseline+verifier's 1, where the durable runtime's, after another task, evaluated 189)."""
+    request = {
+        "model": MODEL_ALIAS,
+        "messages": [{"role": "system", "content": agent_system(tool_specs())}],
+        "max_tokens": 1,
+        "temperature": 0,
+    }
+    try:
+        async with httpx.AsyncClient(timeout=120) as client:
+            (await client.post(f"{base_url}/chat/completions", json=request)).raise_for_status()
+    except httpx.HTTPError as error:  # the trial's own calls then meet the same server, and say how
+        log.warning("could not reset the model server's prompt cache: %s", error)
 
 
 # The servers this process started and has not stopped, by base URL.

@@ -11,10 +11,14 @@ import pytest
 from temporalio.client import Client
 
 from agent.ledger import ledger_path, read_events
+from agent.providers import prompts
+from agent.providers.completions import complete
+from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunBudget
 from lab.catalog import Task
-from lab.llama_server import llama_server, local_provider_config
+from lab.llama_log import LlamaLog
+from lab.llama_server import keep_only_the_system_prompt, llama_server, local_provider_config, server_log_path
 from lab.local_model import resolve_model
 from lab.run_request import build_request
 from tests.runs import execute_run
@@ -56,3 +60,28 @@ async def test_the_baseline_runs_the_same_model(smollm2: ProviderConfig, bugfix_
     result = await BaselineLoop(retry_delay_s=0).run(request)
     assert result.steps and result.usage.model_calls >= 1 and result.usage.output_tokens > 0
     assert result.acceptance is not None  # judged on the real end state, whatever it is
+
+
+async def test_a_trial_starts_with_only_the_system_prompt_cached(smollm2: ProviderConfig) -> None:
+    """What the experiment runner does before each trial: the same first prompt twice reads
+    nothing the second time, but after the reset everything past the system message again."""
+    assert smollm2.base_url is not None
+    tools = tool_specs()
+    messages = [
+        {"role": "system", "content": prompts.agent_system(tools)},
+        {"role": "user", "content": "Goal:\nSay hello.\n\nFiles in your workspace: a.py, b.py"},
+    ]
+    server_log = LlamaLog(server_log_path())
+
+    async def evaluated() -> int:
+        mark = server_log.mark()
+        await complete(smollm2.model_copy(update={"max_output_tokens": 2}), messages, {"type": "text"})
+        (call,) = server_log.calls_since(mark)
+        return call.evaluated_tokens
+
+    await evaluated()
+    again = await evaluated()
+    await keep_only_the_system_prompt(smollm2.base_url)
+    after_reset = await evaluated()
+    assert again <= 1
+    assert after_reset >= 10  # the user message, at least

@@ -68,12 +68,12 @@ def proposal_messages(request: ProposeActionInput, tools: list[ToolSpec]) -> lis
     """Laid out append-only, so a server's prompt cache (the longest unchanged prefix) serves
     all but the newest turn: what never changes first (instructions, tools, the assignment),
     then the turns, oldest first, each clipped once, the same way on every call."""
-    head = [_message("system", _agent_system(tools)), _message("user", _assignment(request))]
+    head = [_message("system", agent_system(tools)), _message("user", _assignment(request))]
     turns = [_turn_messages(turn, FEEDBACK_LIMIT) for turn in request.history]
     return _fit(head, turns, request)
 
 
-def _agent_system(tools: list[ToolSpec]) -> str:
+def agent_system(tools: list[ToolSpec]) -> str:
     """The system message of every call of a run, proposals, goal and plan alike: what a
     server's prompt cache serves to each of them once any has been read."""
     return "\n\n".join([_AGENT, "Tools (name [risk]: purpose; arguments):\n" + _tool_lines(tools), _ANSWER_FORMS])
@@ -149,13 +149,13 @@ def goal_messages(goal: str, tools: list[ToolSpec]) -> list[Message]:
     share more: with it, Qwen2.5-Coder-1.5B planned "open the file" instead of the fix (seven
     plans of seven on small-off-by-one, against none of nine without it; docs/models.md)."""
     ask = f"Goal:\n{goal.strip()}\n\nBefore any action: {_GOAL_FORM}"
-    return [_message("system", _agent_system(tools)), _message("user", ask)]
+    return [_message("system", agent_system(tools)), _message("user", ask)]
 
 
 def plan_messages(goal: str, summary: str, tools: list[ToolSpec]) -> list[Message]:
     """Like `goal_messages`: the proposals' start, then the planning request."""
     ask = f"Goal:\n{goal.strip()}\n\nSummary: {summary.strip()}\n\nBefore any action: {_PLAN_FORM}"
-    return [_message("system", _agent_system(tools)), _message("user", ask)]
+    return [_message("system", agent_system(tools)), _message("user", ask)]
 
 
 def repair_messages(messages: list[Message], answer: str, problem: str) -> list[Message]:
