@@ -13,12 +13,12 @@ import sys
 from datetime import timedelta
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 import settings
 from activities.registered import ALL_ACTIVITIES
 from contracts import TASK_QUEUE
+from data_converter import DATA_CONVERTER
 from workflows import AgentRunWorkflow
 
 
@@ -46,7 +46,7 @@ async def connect(address: str | None = None) -> Client:
     return await Client.connect(
         address or settings.temporal_address(),
         namespace=settings.temporal_namespace(),
-        data_converter=pydantic_data_converter,
+        data_converter=DATA_CONVERTER,
     )
 
 

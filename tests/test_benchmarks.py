@@ -166,6 +166,8 @@ def test_history_size_weighs_each_run_length_and_says_where_the_bytes_are() -> N
         assert number(row["generations"]) >= 1 and number(row["events"]) > number(row["steps"]), row
         total, per_step = number(row["history bytes"]), number(row["bytes per step"])
         assert per_step == pytest.approx(total / number(row["steps"]), abs=1), row
+        # Each read's observation (a 60-line window) is over the threshold: by reference.
+        assert number(row["stored by reference, per step"].split(" (")[0]) > 0, row
     assert any(row["events"].startswith("activity_task_scheduled (propose_action)") for row in where), where
     assert sum(float(row["share"].rstrip("%")) for row in where) <= 100.5
 
@@ -180,3 +182,13 @@ def test_capacity_loads_the_cluster_with_concurrent_runs() -> None:
         assert number(row["agent steps/s"]) == pytest.approx(number(row["steps"]) / number(row["wall s"]), rel=0.05)
         assert 0 < number(row["step latency ms (median)"]) <= number(row["step p95"]), row
     assert "2 worker processes, one dev server" in output
+
+
+@pytest.mark.extra("local")
+def test_grammar_sampling_times_both_ways_of_sampling() -> None:
+    [table] = tables(quick("grammar_sampling"))
+    assert [row["answer"] for row in table] == ["first proposal", "goal", "plan"]
+    for row in table:
+        assert int(row["tokens"]) > 0
+        assert float(row["stock ms/token"]) > 0 and float(row["checked last ms/token"]) > 0
+        assert row["same answer"] == "yes"

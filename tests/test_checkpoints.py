@@ -98,7 +98,7 @@ async def test_a_retried_workspace_tool_starts_from_the_last_checkpoint(workspac
     assert not (workspace / "half-written.tmp").exists()
 
 
-async def test_a_durable_run_commits_each_step_and_rolls_back_a_failed_one(
+async def test_a_durable_run_commits_each_changing_step_and_rolls_back_a_failed_one(
     client: Client, task_queue: str, tmp_path: Path
 ) -> None:
     fixture = tmp_path / "fixture"
@@ -106,6 +106,8 @@ async def test_a_durable_run_commits_each_step_and_rolls_back_a_failed_one(
     (fixture / "notes.txt").write_text("todo\n")
     actions = [
         {"tool": "write_file", "arguments": {"path": "draft.txt", "content": "draft\n"}},
+        # Only reads: nothing to commit, its checkpoint is step 1's.
+        {"tool": "read_file", "arguments": {"path": "draft.txt"}},
         # Writes a file, then runs out of time: a failed step whose debris must go.
         {"tool": "run_command", "arguments": {"command": "echo partial > partial.txt; sleep 30", "timeout_s": 0.5}},
         {"tool": "write_file", "arguments": {"path": "notes.txt", "content": "done\n"}},
@@ -129,17 +131,15 @@ async def test_a_durable_run_commits_each_step_and_rolls_back_a_failed_one(
         result = await execute_run(client, request, task_queue)
 
     assert result.outcome == RunState.COMPLETED
-    assert [s.outcome for s in result.steps] == ["committed", "rejected", "committed"]
+    assert [s.outcome for s in result.steps] == ["committed", "committed", "rejected", "committed"]
     workspace = Path(result.workspace)
     assert not (workspace / "partial.txt").exists()
     assert (workspace / "draft.txt").read_text() == "draft\n"
     commits = checkpoints.history(workspace)
     assert result.checkpoint == commits[0][0]
-    assert [subject.split(":")[0] for _, subject in commits] == ["step 3", "step 1", "fixture"]
+    assert [subject.split(":")[0] for _, subject in commits] == ["step 4", "step 1", "fixture"]
     events = read_events(ledger_path(request.run_id))
-    assert [(e.type, e.step) for e in events if e.type in ("commit", "rollback")] == [
-        ("commit", 1),
-        ("rollback", 2),
-        ("commit", 3),
-    ]
+    closing = [e for e in events if e.type in ("commit", "rollback")]
+    assert [(e.type, e.step) for e in closing] == [("commit", 1), ("commit", 2), ("rollback", 3), ("commit", 4)]
+    assert closing[1].payload["checkpoint"] == closing[0].payload["checkpoint"] == commits[1][0]
     assert verify_ledger(ledger_path(request.run_id)).ok

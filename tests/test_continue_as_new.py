@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from agent.ledger import ledger_path, read_events, verify_ledger
 from agent.postconditions import check
 from contracts import RunState
+from data_converter import DATA_CONVERTER
 from lab.catalog import Task
 from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
@@ -26,7 +26,7 @@ SUGGEST_AFTER_EVENTS = 40
 @pytest.fixture(scope="module")
 async def small_history_env() -> AsyncIterator[WorkflowEnvironment]:
     environment = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=DATA_CONVERTER,
         dev_server_existing_path=str(DEV_SERVER),
         dev_server_extra_args=[
             *FAST_DEV_SERVER_ARGS,

@@ -10,13 +10,10 @@ from typing import Any
 
 import pytest
 
-from agent.providers import prompts, schemas
-from agent.tools.registry import tool_specs
+from experiments.benchmarks.grammar_sampling import answer, answer_requests
 from lab.local_model import resolve_model
 
 pytestmark = [pytest.mark.extra("local"), pytest.mark.timeout(600)]
-
-GOAL = "Fix the off-by-one bug in counter.py so that the tests in tests/test_counter.py pass."
 
 
 @pytest.fixture(scope="module")
@@ -34,32 +31,8 @@ def smollm2() -> Iterator[Any]:
         native.llama_model_default_params = defaults
 
 
-def _cases() -> list[tuple[list[prompts.Message], schemas.Schema]]:
-    tools = tool_specs()
-    first_proposal = [
-        prompts.goal_messages(GOAL, tools)[0],
-        {"role": "user", "content": f"Goal:\n{GOAL}\n\nWork on the whole goal; answer finish when it is achieved."},
-    ]
-    return [
-        (first_proposal, schemas.proposal_schema(tools, strict=False)),
-        (prompts.goal_messages(GOAL, tools), schemas.goal_schema(strict=False)),
-        (prompts.plan_messages(GOAL, "Fix counter.py", tools), schemas.plan_schema(strict=False)),
-    ]
-
-
 def _answers(model: Any) -> list[str]:
-    answers = []
-    for messages, schema in _cases():
-        reply = model.create_chat_completion(
-            messages=messages,
-            temperature=0.0,
-            max_tokens=96,
-            seed=3,
-            repeat_penalty=1.1,
-            response_format={"type": "json_object", "schema": schema},
-        )
-        answers.append(reply["choices"][0]["message"]["content"])
-    return answers
+    return [answer(model, messages, schema, max_tokens=96)[0] for messages, schema in answer_requests().values()]
 
 
 def test_checked_last_answers_as_grammar_first_does(smollm2: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from temporalio import workflow
 from temporalio.client import WorkflowHistory
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from contracts import RunRequest
+from data_converter import DATA_CONVERTER
 from workflows import AgentRunWorkflow
 from workflows.task_steps import CONVERSATION_BY_REFERENCE
 
@@ -83,7 +83,7 @@ def test_proposals_by_value_and_by_reference_are_both_recorded() -> None:
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda path: path.stem)
 async def test_a_recorded_history_replays(path: Path) -> None:
     history = WorkflowHistory.from_json(path.stem, json.loads(path.read_text()))
-    replayer = Replayer(workflows=[AgentRunWorkflow], data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=[AgentRunWorkflow], data_converter=DATA_CONVERTER)
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is None, result.replay_failure
 
@@ -101,6 +101,6 @@ async def test_a_changed_workflow_fails_the_guard() -> None:
     """The guard can fail: history holds `prepare_workspace` where this code asks for another."""
     path = Path(__file__).parent / "histories" / "rename_refactor.json"
     history = WorkflowHistory.from_json("rename_refactor", json.loads(path.read_text()))
-    replayer = Replayer(workflows=[ReorderedAgentRun], data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=[ReorderedAgentRun], data_converter=DATA_CONVERTER)
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is not None

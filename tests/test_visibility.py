@@ -6,10 +6,10 @@ import io
 from datetime import timedelta
 
 from temporalio.api.enums.v1 import EventType
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from contracts import RunState
+from data_converter import DATA_CONVERTER
 from lab.catalog import Task
 from lab.run_request import WORKFLOW_TASK_TIMEOUT, build_request
 from starter.connection import Connection, ensure_search_attributes
@@ -46,7 +46,7 @@ async def test_a_run_is_findable_and_explained_in_the_web_ui(dev_env: WorkflowEn
     async for event in handle.fetch_history_events():
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
             payload = event.user_metadata.summary
-            summaries.append(pydantic_data_converter.payload_converter.from_payload(payload, str))
+            summaries.append(DATA_CONVERTER.payload_converter.from_payload(payload, str))
     assert summaries[:3] == ["copy the fixture", "interpret the goal", "draft a plan"]
     assert "step 1: propose (fix-median)" in summaries
     assert any(s.startswith("step 3: replace_in_file(path='textstats/stats.py'") for s in summaries)

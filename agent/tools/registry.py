@@ -158,6 +158,8 @@ _TOOLS = (
 )
 
 TOOLS: Mapping[str, Tool] = {tool.name: tool for tool in _TOOLS}
+# Tools that cannot change a workspace: they read it in-process, and run nothing.
+READ_ONLY_TOOLS = frozenset(tool.name for tool in _TOOLS if tool.risk == RiskLevel.READ and not tool.uses_sandbox)
 
 
 def tool_specs() -> list[ToolSpec]:

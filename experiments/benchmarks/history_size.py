@@ -5,7 +5,9 @@ real agent's reads are), run as a durable workflow on a dev server.
     uv run python -m experiments.benchmarks.history_size [--steps 10 50 200] [--plot FILE.png] [--quick]
 
 History bytes are the sum of every event's protobuf size, over all of the run's generations (a
-long run continues as new); the table says which events hold them. Flat bytes per step means
+long run continues as new); the table says which events hold them. Payloads of 2 KB or more
+are kept in the artifact store, their references in the history (data_converter.py): the bytes
+stored that way are counted apart, as "stored by reference". Flat bytes per step means
 history grows linearly with the run; bytes per step that grow with N mean a payload that
 carries the run so far.
 """
@@ -25,6 +27,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
 from contracts import TASK_QUEUE
+from data_converter import ARTIFACT_DRIVER
 from experiments.benchmarks.scratch_server import scratch_server
 from lab.catalog import load_task
 from lab.run_request import build_request
@@ -43,6 +46,10 @@ class Weighed:
     events: int
     total: int
     by_kind: Counter[str]
+    # Payload bytes the data converter kept in the artifact store instead (this process's client
+    # and worker), and how many payloads.
+    stored_bytes: int = 0
+    stored_payloads: int = 0
 
     @property
     def per_step(self) -> float:
@@ -83,6 +90,7 @@ def write_task(directory: Path, steps: int) -> Path:
 
 
 async def weigh(client: Client, task_dir: Path) -> Weighed:
+    stored_before, payloads_before = ARTIFACT_DRIVER.stored_bytes, ARTIFACT_DRIVER.stored_payloads
     request = build_request(load_task(str(task_dir)), "durable")
     handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE)
     result = await run_result(handle)
@@ -98,7 +106,15 @@ async def weigh(client: Client, task_dir: Path) -> Weighed:
             if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
                 activity_of[event.event_id] = event.activity_task_scheduled_event_attributes.activity_type.name
             by_kind[_kind(event, activity_of)] += event.ByteSize()
-    return Weighed(len(result.steps), generations, events, sum(by_kind.values()), by_kind)
+    return Weighed(
+        len(result.steps),
+        generations,
+        events,
+        sum(by_kind.values()),
+        by_kind,
+        stored_bytes=ARTIFACT_DRIVER.stored_bytes - stored_before,
+        stored_payloads=ARTIFACT_DRIVER.stored_payloads - payloads_before,
+    )
 
 
 def _kind(event: HistoryEvent, activity_of: dict[int, str]) -> str:
@@ -116,10 +132,11 @@ def _kind(event: HistoryEvent, activity_of: dict[int, str]) -> str:
 async def main(sizes: Sequence[int], plot: Path | None) -> None:
     async with scratch_server("bench-history-") as (client, scratch), build_worker(client):
         weighed = [await weigh(client, write_task(scratch / f"task-{n}", n)) for n in sizes]
-    print("| steps | generations | events | history bytes | bytes per step |")
-    print("| ---: | ---: | ---: | ---: | ---: |")
+    print("| steps | generations | events | history bytes | bytes per step | stored by reference, per step |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
     for w in weighed:
-        print(f"| {w.steps} | {w.generations} | {w.events:,} | {w.total:,} | {w.per_step:,.0f} |")
+        by_reference = f"{w.stored_bytes / w.steps:,.0f} ({w.stored_payloads / w.steps:.1f} payloads)"
+        print(f"| {w.steps} | {w.generations} | {w.events:,} | {w.total:,} | {w.per_step:,.0f} | {by_reference} |")
     longest = weighed[-1]
     print(f"\nWhere the bytes of the {longest.steps}-step run are, per step:\n")
     print("| events | bytes per step | share |")

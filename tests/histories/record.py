@@ -19,10 +19,10 @@ from pathlib import Path
 
 import yaml
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from contracts import Approve, FileContains, PolicyProfile, ProviderConfig, RunRequest
+from data_converter import DATA_CONVERTER
 from lab.catalog import load_task
 from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
@@ -82,7 +82,7 @@ async def main() -> None:
         for name, extra in (("plain", []), ("continued", ["limit.historyCount.suggestContinueAsNew=40"])):
             args = [*FAST_DEV_SERVER_ARGS, *[part for value in extra for part in ("--dynamic-config-value", value)]]
             env = await WorkflowEnvironment.start_local(
-                data_converter=pydantic_data_converter,
+                data_converter=DATA_CONVERTER,
                 dev_server_existing_path=str(DEV_SERVER),
                 dev_server_extra_args=args,
             )

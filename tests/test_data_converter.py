@@ -1,0 +1,65 @@
+"""Large payloads by reference (data_converter.py): kept in the artifact store with only a
+reference in the history, read back whole by the workflow and the client; a stored payload
+changed on disk is refused, never decoded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from google.protobuf.json_format import MessageToDict
+from temporalio.api.common.v1 import Payload
+from temporalio.client import Client
+from temporalio.converter import StorageDriverClaim, StorageDriverRetrieveContext, StorageDriverStoreContext
+
+from agent import artifacts
+from contracts.errors import ArtifactMissing
+from data_converter import ARTIFACT_DRIVER, DATA_CONVERTER, PAYLOAD_THRESHOLD, ArtifactStoreDriver
+from lab.catalog import Task
+from lab.run_request import build_request
+from tests.runs import execute_run
+from worker import build_worker
+
+# Set on every payload kept by reference (temporalio.converter._extstore).
+REFERENCE_MARKER = "__temporal_external_storage_reference"
+
+
+async def test_a_payload_goes_to_the_store_and_comes_back() -> None:
+    driver = ArtifactStoreDriver()
+    payload = Payload(metadata={"encoding": b"json/plain"}, data=b'"' + b"x" * 5000 + b'"')
+    [claim] = await driver.store(StorageDriverStoreContext(), [payload])
+    assert set(claim.claim_data) == {"sha256"}
+    assert driver.stored_payloads == 1 and driver.stored_bytes == payload.ByteSize()
+    [back] = await driver.retrieve(StorageDriverRetrieveContext(), [claim])
+    assert back == payload
+
+
+async def test_a_stored_payload_changed_on_disk_is_refused() -> None:
+    driver = ArtifactStoreDriver()
+    [claim] = await driver.store(StorageDriverStoreContext(), [Payload(data=b"y" * 4000)])
+    stored = artifacts.path_of(claim.claim_data["sha256"])
+    stored.write_bytes(stored.read_bytes().replace(b"y", b"z", 1))
+    with pytest.raises(ArtifactMissing, match="does not hash to its name"):
+        await driver.retrieve(StorageDriverRetrieveContext(), [claim])
+    with pytest.raises(ArtifactMissing, match="no artifact"):
+        await driver.retrieve(StorageDriverRetrieveContext(), [StorageDriverClaim({"sha256": "0" * 64})])
+
+
+def test_small_payloads_stay_inline() -> None:
+    external = DATA_CONVERTER.external_storage
+    assert external is not None and external.drivers == [ARTIFACT_DRIVER]
+    assert 1024 <= PAYLOAD_THRESHOLD == external.payload_size_threshold <= 16 * 1024
+
+
+async def test_a_run_keeps_its_large_payloads_by_reference(client: Client, task_queue: str, bugfix_task: Task) -> None:
+    request = build_request(bugfix_task, "durable")
+    async with build_worker(client, task_queue):
+        result = await execute_run(client, request, task_queue)
+    assert result.succeeded, result.reason
+
+    events = [event async for event in client.get_workflow_handle(request.run_id).fetch_history_events()]
+    by_reference = [event for event in events if REFERENCE_MARKER in json.dumps(MessageToDict(event))]
+    assert by_reference, "no payload of the run went by reference"
+    # Each such event stays small: the reference, not the payload. That the workflow read them
+    # back whole is the run itself: it decided every step on those results, and succeeded.
+    assert all(event.ByteSize() < PAYLOAD_THRESHOLD for event in by_reference)
