@@ -4,7 +4,9 @@ changed on disk is refused, never decoded."""
 
 from __future__ import annotations
 
+import base64
 import json
+from typing import Any
 
 import pytest
 from google.protobuf.json_format import MessageToDict
@@ -20,8 +22,9 @@ from lab.run_request import build_request
 from tests.runs import execute_run
 from worker import build_worker
 
-# Set on every payload kept by reference (temporalio.converter._extstore).
-REFERENCE_MARKER = "__temporal_external_storage_reference"
+# A payload kept by reference says how large the one it stands for is (`external_payloads`,
+# temporalio.converter._extstore), as the Web UI shows.
+REFERENCE_MARKER = '"externalPayloads"'
 
 
 async def test_a_payload_goes_to_the_store_and_comes_back() -> None:
@@ -63,3 +66,17 @@ async def test_a_run_keeps_its_large_payloads_by_reference(client: Client, task_
     # Each such event stays small: the reference, not the payload. That the workflow read them
     # back whole is the run itself: it decided every step on those results, and succeeded.
     assert all(event.ByteSize() < PAYLOAD_THRESHOLD for event in by_reference)
+    references = [found for event in by_reference for found in _references(MessageToDict(event))]
+    assert references and all(ArtifactStoreDriver.NAME.encode() in base64.b64decode(ref["data"]) for ref in references)
+    assert all(int(ref["externalPayloads"][0]["sizeBytes"]) >= PAYLOAD_THRESHOLD for ref in references)
+
+
+def _references(tree: object) -> list[dict[str, Any]]:
+    """Every payload in a history event (as JSON) that stands for one kept elsewhere."""
+    if isinstance(tree, list):
+        return [found for item in tree for found in _references(item)]
+    if not isinstance(tree, dict):
+        return []
+    if "externalPayloads" in tree:
+        return [tree]
+    return [found for value in tree.values() for found in _references(value)]
