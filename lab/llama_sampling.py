@@ -50,8 +50,7 @@ class GrammarCheckedLast:
         if not self._allowed(token):
             self.refused += 1
             token = self._sample_from(ctx, idx, with_grammar=True)
-        native.llama_sampler_accept(self.grammar, token)
-        self.chain.accept(token)
+        self.accept(token)
         return token
 
     def accept(self, token: int) -> None:

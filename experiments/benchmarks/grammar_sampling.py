@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.providers import prompts, schemas
 from agent.tools.registry import tool_specs
+from contracts import ProposeActionInput, ProviderConfig
 
 GOAL = "Fix the off-by-one bug in counter.py so that the tests in tests/test_counter.py pass."
 MAX_TOKENS = 160
@@ -30,15 +31,10 @@ MAX_TOKENS = 160
 def answer_requests() -> dict[str, tuple[list[prompts.Message], schemas.Schema]]:
     """The three answers, each as the lab asks for it: its messages and its schema."""
     tools = tool_specs()
-    first_proposal = [
-        {"role": "system", "content": prompts.agent_system(tools)},
-        {
-            "role": "user",
-            "content": f"Goal:\n{GOAL}\n\nFiles in your workspace at the start (paths relative to the "
-            "workspace root):\ncounter.py\ntests/test_counter.py\n\nWork on the whole goal; answer finish "
-            "when it is achieved.",
-        },
-    ]
+    # The provider's settings do not reach the messages of a call without a context limit.
+    files = ["counter.py", "tests/test_counter.py"]
+    first = ProposeActionInput(provider=ProviderConfig(), goal=GOAL, workspace_files=files)
+    first_proposal = prompts.proposal_messages(first, tools)
     return {
         "first proposal": (first_proposal, schemas.proposal_schema(tools, strict=False)),
         "goal": (prompts.goal_messages(GOAL, tools), schemas.goal_schema(strict=False)),
