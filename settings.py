@@ -6,6 +6,7 @@ Workflow code never imports this module: workflows get everything through their 
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from contracts.errors import SettingsError
@@ -15,7 +16,14 @@ PROJECT_ROOT = Path(__file__).resolve().parent
 
 def data_dir() -> Path:
     """Where runs keep their state: workspaces, the dev server's database, reports."""
-    return Path(os.environ.get("AGENT_LAB_DATA", PROJECT_ROOT / "data")).resolve()
+    return _resolved(os.environ.get("AGENT_LAB_DATA", str(PROJECT_ROOT / "data")), os.getcwd())
+
+
+@lru_cache(maxsize=64)
+def _resolved(path: str, cwd: str) -> Path:
+    # Every artifact read and write asks for the data directory: resolving it is a few
+    # system calls each time, which a busy worker made thousands of times a second.
+    return (Path(cwd) / path).resolve()
 
 
 def dev_server_port() -> int:

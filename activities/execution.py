@@ -1,4 +1,4 @@
-"""The `execute_tool` activity: a tool call, exactly once per idempotency key (agent.execution)."""
+"""The tool activities: a tool call, exactly once per idempotency key (agent.execution)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,24 @@ from temporalio import activity
 
 from activities.boundary import activity_boundary
 from agent.execution import execute
+from agent.tools.registry import READ_ONLY_TOOLS
 from contracts import ExecuteToolInput, ToolResult
+from contracts.errors import BadInput
 
 
 @activity.defn
 async def execute_tool(request: ExecuteToolInput) -> ToolResult:
     async with activity_boundary():
+        return await execute(request)
+
+
+@activity.defn
+async def execute_read_only_tool(request: ExecuteToolInput) -> ToolResult:
+    """A tool that only reads the workspace, in-process, in milliseconds: the workflow runs it
+    as a local activity, within the workflow task that verified it. It has nothing to record
+    in the effect store and nothing to heartbeat (a worker that dies under it loses the
+    workflow task, which another worker runs again)."""
+    async with activity_boundary(heartbeat=False):
+        if request.proposal.tool not in READ_ONLY_TOOLS:
+            raise BadInput(f"{request.proposal.tool!r} is not a read-only tool: it runs as execute_tool")
         return await execute(request)

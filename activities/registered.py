@@ -1,6 +1,6 @@
 """The activities a worker registers: every side effect of an agent run."""
 
-from activities.execution import execute_tool
+from activities.execution import execute_read_only_tool, execute_tool
 from activities.ledger import append_ledger
 from activities.model_calls import compile_goal, draft_plan, plan, propose_action
 from activities.postconditions import check_postconditions
@@ -16,6 +16,7 @@ ALL_ACTIVITIES = [
     propose_action,
     verify_proposal,
     execute_tool,
+    execute_read_only_tool,
     check_postconditions,
     record_step,
     append_ledger,

@@ -12,6 +12,8 @@ without its references changing.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 
 from pydantic import BaseModel
 
@@ -31,13 +33,34 @@ def store_turn(previous: str | None, turn: Turn) -> str:
     return artifacts.put_bytes(data).sha256
 
 
+# Chains this process has read, by their latest turn's reference: a chain is immutable (its
+# reference names its whole past), so the next step's read is its one new turn plus this, not
+# the whole chain again (O(N^2) file reads over a run). A few hundred runs' chains.
+_CHAINS: OrderedDict[str, tuple[Turn, ...]] = OrderedDict()
+_CHAINS_KEPT = 256
+_CHAINS_LOCK = threading.Lock()
+
+
 def load_turns(latest: str | None) -> list[Turn]:
-    """The turns of the chain that ends at `latest`, oldest first."""
-    turns: list[Turn] = []
+    """The turns of the chain that ends at `latest`, oldest first. Each turn not read before is
+    read from the store and checked against its name (agent.artifacts.get_bytes)."""
+    newest_first: list[Turn] = []
     reference = latest
+    known: tuple[Turn, ...] = ()
     while reference is not None:
+        with _CHAINS_LOCK:
+            known = _CHAINS.get(reference, ())
+            if known:
+                _CHAINS.move_to_end(reference)
+                break
         stored = StoredTurn.model_validate_json(artifacts.get_bytes(reference))
-        turns.append(stored.turn)
+        newest_first.append(stored.turn)
         reference = stored.previous
-    turns.reverse()
-    return turns
+    chain = known + tuple(reversed(newest_first))
+    if latest is not None:
+        with _CHAINS_LOCK:
+            _CHAINS[latest] = chain
+            _CHAINS.move_to_end(latest)
+            while len(_CHAINS) > _CHAINS_KEPT:
+                _CHAINS.popitem(last=False)
+    return list(chain)

@@ -64,6 +64,9 @@ class RunSnapshot(BaseModel):
     # The postcondition status the model was last told in the task in progress: a step that
     # leaves it as it was says so in a few words instead of again in full.
     task_status: str = ""
+    # The task's latest postcondition check, which still describes the workspace: a step that
+    # only read leaves it true, and is not checked again.
+    last_check: PostconditionResult | None = None
     usage: Usage = Field(default_factory=Usage)
     task_usage: Usage = Field(default_factory=Usage)
     # The part of `usage` spent on nothing: failed attempts and rejected steps.

@@ -17,7 +17,7 @@ from temporalio.worker import Replayer
 from contracts import RunRequest
 from data_converter import DATA_CONVERTER
 from workflows import AgentRunWorkflow
-from workflows.task_steps import CONVERSATION_BY_REFERENCE
+from workflows.task_steps import CONVERSATION_BY_REFERENCE, READ_ONLY_STEPS
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
@@ -31,6 +31,7 @@ def test_the_representative_runs_are_recorded() -> None:
         "budget_exhausted",
         "draft_plan",
         "conversation_by_reference",
+        "read_only_steps",
     }
 
 
@@ -66,18 +67,56 @@ def test_proposals_by_value_and_by_reference_are_both_recorded() -> None:
     """Runs started before `conversation-by-reference` sent the turns themselves; later runs
     mark the patch and send a reference: both must replay."""
 
-    def marked(name: str) -> bool:
-        events = json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())["events"]
-        patches = [
-            json.loads(base64.b64decode(payload["data"]))["id"]
-            for event in events
-            if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
-            and event["markerRecordedEventAttributes"]["markerName"] == "core_patch"
-            for payload in event["markerRecordedEventAttributes"]["details"]["patch-data"]["payloads"]
-        ]
-        return CONVERSATION_BY_REFERENCE in patches
+    assert CONVERSATION_BY_REFERENCE in patches("conversation_by_reference")
+    assert CONVERSATION_BY_REFERENCE not in patches("rename_refactor")
 
-    assert marked("conversation_by_reference") and not marked("rename_refactor")
+
+def test_both_ways_of_a_read_only_step_are_recorded() -> None:
+    """Before `read-only-steps`, a read_file ran as the remote execute_tool and was checked
+    after; since, it runs as a local activity and reuses the task's last check."""
+
+    def scheduled(name: str) -> list[str]:
+        return [
+            event["activityTaskScheduledEventAttributes"]["activityType"]["name"]
+            for event in _events(name)
+            if event["eventType"] == "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"
+        ]
+
+    def local(name: str) -> list[str]:
+        return [
+            json.loads(base64.b64decode(event["markerRecordedEventAttributes"]["details"]["data"]["payloads"][0]["data"]))[
+                "activity_type"
+            ]
+            for event in _events(name)
+            if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
+            and event["markerRecordedEventAttributes"]["markerName"] == "core_local_activity"
+        ]
+
+    # bugfix-median: run the tests, read the code, fix it (then the check passes).
+    assert READ_ONLY_STEPS not in patches("draft_plan") and "execute_read_only_tool" not in local("draft_plan")
+    assert scheduled("draft_plan").count("execute_tool") == 3
+    assert READ_ONLY_STEPS in patches("read_only_steps")
+    assert local("read_only_steps").count("execute_read_only_tool") == 1
+    assert scheduled("read_only_steps").count("execute_tool") == 2
+    # One check fewer: the read step's.
+    assert scheduled("read_only_steps").count("check_postconditions") == (
+        scheduled("draft_plan").count("check_postconditions") - 1
+    )
+
+
+def _events(name: str) -> list[dict]:
+    return json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())["events"]
+
+
+def patches(name: str) -> list[str]:
+    """The ids of the `workflow.patched` markers in a recorded history."""
+    return [
+        json.loads(base64.b64decode(payload["data"]))["id"]
+        for event in _events(name)
+        if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
+        and event["markerRecordedEventAttributes"]["markerName"] == "core_patch"
+        for payload in event["markerRecordedEventAttributes"]["details"]["patch-data"]["payloads"]
+    ]
 
 
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda path: path.stem)

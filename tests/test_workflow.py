@@ -82,6 +82,35 @@ async def test_a_status_unchanged_since_the_last_step_is_not_told_again(client: 
     assert told[1] == "Task postconditions: as before, 0/1 postconditions hold."
 
 
+async def test_a_step_that_only_read_runs_locally_and_is_not_checked_again(client: Client, task_queue: str) -> None:
+    reads = [call("read_file", path="a.py"), call("search", pattern="x"), call("list_files")]
+    steps = [call("run_command", command="make"), *reads, call("write_file", path="a.py", content="x")]
+
+    def answer(asked: ProposeActionInput) -> ProposeActionResult:
+        return ProposeActionResult(proposal=steps[len(asked.history)], usage=ONE_CALL)
+
+    world = FakeWorld(answer, holds_after=len(steps))
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED
+    assert [s.outcome for s in result.steps] == ["committed"] * len(steps)
+    assert world.read_only == reads and world.executed == steps
+    # Checked after the command and after the write, and once more for acceptance; the reads
+    # left the workspace as the command's check found it, and the model is told so.
+    assert world.checks == 3
+    told = [turn.feedback.splitlines()[-1] for turn in world.asked[-1].history]
+    assert told[1:] == ["Task postconditions: as before, 0/1 postconditions hold."] * len(reads)
+    assert [s.postconditions for s in result.steps[1:4]] == ["", "", ""]
+
+
+async def test_a_read_first_in_a_task_is_checked(client: Client, task_queue: str) -> None:
+    """No check yet describes the workspace: a task whose postconditions already hold ends
+    after its first read."""
+    world = FakeWorld(sequence(call("read_file", path="a.py")), holds_after=1)
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED and len(result.steps) == 1
+    assert world.read_only == [call("read_file", path="a.py")]
+
+
 async def test_the_task_step_budget_ends_the_run(client: Client, task_queue: str) -> None:
     world = FakeWorld(sequence(call("run_command", command="true")), holds_after=99)
     result = await run(client, task_queue, world, RunBudget(max_steps=10, max_steps_per_task=3))

@@ -68,6 +68,8 @@ class FakeWorld:
     # What every tool execution returns.
     output: str = "did it"
     executed: list[ActionProposal] = field(default_factory=list)
+    # Those of `executed` that ran as execute_read_only_tool.
+    read_only: list[ActionProposal] = field(default_factory=list)
     asked: list[ProposeActionInput] = field(default_factory=list)
     checks: int = 0
     recorded: list[RecordStepInput] = field(default_factory=list)
@@ -99,12 +101,21 @@ class FakeWorld:
         async def verify_proposal(request: VerifyProposalInput) -> Verdict:
             return self.verdict(request.proposal)
 
-        @activity.defn(name="execute_tool")
-        async def execute_tool(request: ExecuteToolInput) -> ToolResult:
+        async def execute(request: ExecuteToolInput) -> ToolResult:
             if self.execute_error:
                 raise self.execute_error
             self.executed.append(request.proposal)
             return ToolResult(tool=request.proposal.tool or "", ok=True, output=self.output)
+
+        @activity.defn(name="execute_tool")
+        async def execute_tool(request: ExecuteToolInput) -> ToolResult:
+            return await execute(request)
+
+        # A read-only tool (read_file, search, list_files): a local activity, no check after.
+        @activity.defn(name="execute_read_only_tool")
+        async def execute_read_only_tool(request: ExecuteToolInput) -> ToolResult:
+            self.read_only.append(request.proposal)
+            return await execute(request)
 
         @activity.defn(name="check_postconditions")
         async def check_postconditions(request: CheckPostconditionsInput) -> PostconditionResult:
@@ -135,6 +146,7 @@ class FakeWorld:
             propose_action,
             verify_proposal,
             execute_tool,
+            execute_read_only_tool,
             check_postconditions,
             record_step,
             append_ledger,

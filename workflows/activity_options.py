@@ -71,6 +71,13 @@ EXECUTE = ActivityOptions(
     retry=_backing_off(8, timedelta(seconds=15)),
 )
 
+# A read-only tool reads the workspace in-process: bounded output, milliseconds (a local
+# activity). A transient fault (an injected one) is retried at once, like a remote one.
+READ = ActivityOptions(
+    start_to_close=timedelta(seconds=30),
+    retry=_backing_off(5, timedelta(seconds=5)),
+)
+
 # Closing a step (git checkpoint + ledger fsync) and ledger appends: short local activities.
 RECORD = ActivityOptions(
     start_to_close=timedelta(seconds=60),

@@ -10,11 +10,20 @@ from typing import TypeVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from activities.execution import execute_read_only_tool
     from activities.ledger import append_ledger
     from activities.postconditions import check_postconditions
     from activities.step_records import record_step
     from activities.verification import verify_proposal
-    from contracts import ActionProposal, CheckPostconditionsInput, Postcondition, PostconditionResult, Verdict
+    from contracts import (
+        ActionProposal,
+        CheckPostconditionsInput,
+        ExecuteToolInput,
+        Postcondition,
+        PostconditionResult,
+        ToolResult,
+        Verdict,
+    )
     from contracts.envelopes import AppendLedgerInput, RecordStepInput, RecordStepResult, VerifyProposalInput
     from contracts.ledger import LedgerEntry
     from workflows import activity_options as options
@@ -54,6 +63,18 @@ async def verify(run: Run, proposal: ActionProposal) -> Verdict:
         start_to_close_timeout=options.VERIFY.start_to_close,
         retry_policy=options.VERIFY.retry,
         summary=f"step {run.snapshot.step}: verify {proposal.describe()}",
+    )
+
+
+async def read(execution: ExecuteToolInput, summary: str) -> ToolResult:
+    """A read-only tool (agent.tools.registry.READ_ONLY_TOOLS), in the workflow task that
+    verified it: no round trip through the server's task queue for a file read."""
+    return await workflow.execute_local_activity(
+        execute_read_only_tool,
+        execution,
+        start_to_close_timeout=options.READ.start_to_close,
+        retry_policy=options.READ.retry,
+        summary=summary,
     )
 
 

@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.model_calls import propose_action
     from agent import feedback
     from agent.budget import Spent, exhausted
+    from agent.tools.registry import READ_ONLY_TOOLS
     from agent.verification import executed_call
     from contracts import ActionProposal, ExecuteToolInput, PlanTask, ProposeActionInput, RunState, Usage
     from workflows import activity_options as options
@@ -25,6 +26,9 @@ with workflow.unsafe.imports_passed_through():
 
 S = RunState
 CONVERSATION_BY_REFERENCE = "conversation-by-reference"
+# Since this patch, a read-only tool runs as a local activity and its step reuses the task's
+# last check; runs started before run it as execute_tool and check after it.
+READ_ONLY_STEPS = "read-only-steps"
 
 
 async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> str | None:
@@ -36,6 +40,7 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
         snapshot.turns = []
         snapshot.conversation = None
         snapshot.task_status = ""
+        snapshot.last_check = None
         snapshot.task_usage = Usage()
         snapshot.task_started_at = workflow.now()
         snapshot.task_waited_s = 0.0
@@ -90,6 +95,7 @@ async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usag
     run.move(S.CHECKING)
     step = run.snapshot.step
     check = await calls.check(run, task.postconditions, f"step {step}: check the claim that {task.id} is done")
+    run.snapshot.last_check = check
     if not check.passed:
         run.snapshot.task_status = feedback.after_check(check)
         said = "claimed done, but " + run.snapshot.task_status
@@ -124,7 +130,11 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         checkpoint=snapshot.checkpoint,
     )
     summary = f"step {snapshot.step}: {proposal.describe()}"
-    result = await calls.call(execute_tool, execution, options.EXECUTE, summary)
+    read_only = proposal.tool in READ_ONLY_TOOLS and workflow.patched(READ_ONLY_STEPS)
+    if read_only:
+        result = await calls.read(execution, summary)
+    else:
+        result = await calls.call(execute_tool, execution, options.EXECUTE, summary)
     if (ran := executed_call(snapshot.step, proposal, verdict, result)) is not None:
         snapshot.executed.append(ran)
     if not result.ok:
@@ -132,11 +142,19 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         await end_step(run, task, StepEnd("rejected", proposal, usage, said, verdict, result))
         return False
 
+    # A task without postconditions ends only on a checked "finish". A step that only read
+    # left the workspace as the task's last check found it: that check still holds, and the
+    # model is told so as after any check that found nothing new. (It did not pass, or the
+    # task would have ended.)
     run.move(S.CHECKING)
-    # A task without postconditions ends only on a checked "finish".
+    if read_only and snapshot.last_check is not None:
+        said = feedback.after_tool(result, snapshot.last_check, told=snapshot.task_status)
+        await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result))
+        return False
     check = None
     if task.postconditions:
         check = await calls.check(run, task.postconditions, f"step {snapshot.step}: check {task.id}")
+        snapshot.last_check = check
     said = feedback.after_tool(result, check, told=snapshot.task_status)
     if check is not None:
         snapshot.task_status = feedback.after_check(check)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -162,5 +163,11 @@ TOOLS: Mapping[str, Tool] = {tool.name: tool for tool in _TOOLS}
 READ_ONLY_TOOLS = frozenset(tool.name for tool in _TOOLS if tool.risk == RiskLevel.READ and not tool.uses_sandbox)
 
 
+@cache
+def _specs() -> tuple[ToolSpec, ...]:
+    # Every proposal lists the tools; their JSON schemas are built once per process.
+    return tuple(tool.spec() for tool in _TOOLS)
+
+
 def tool_specs() -> list[ToolSpec]:
-    return [tool.spec() for tool in _TOOLS]
+    return [spec.model_copy() for spec in _specs()]

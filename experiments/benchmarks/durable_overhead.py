@@ -1,6 +1,6 @@
 """What durability costs per step: durable and baseline runs of each coding task, side by side.
 
-    uv run python -m experiments.benchmarks.durable_overhead [--runs 5] [--quick]
+    uv run python -m experiments.benchmarks.durable_overhead [--runs 5] [--task ID ...] [--reading-steps 60] [--quick]
 
 Starts its own dev server (fast dynamic config, headless, a temporary history file) on a free
 port and a worker whose interceptor times every activity. For the durable runtime it splits
@@ -9,7 +9,10 @@ scheduling, history writes, workflow tasks). The baseline does the same kind of 
 orchestration; its steps differ in number (it has no plan and checks nothing between steps).
 
 The coding tasks only: the operations tasks need the operations service, which this benchmark
-does not start (and one of them waits for a person's approval).
+does not start (and one of them waits for a person's approval). Besides them, the synthetic
+reading task of `history_size` (N steps, each reading a window of a long file): the coding
+tasks' few steps carry the run's own start (workspace, goal, plan, the workflow's first task),
+its many steps show what one more step costs.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from temporalio.api.enums.v1 import EventType
@@ -29,8 +34,9 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 from agent import ops_world
 from baseline import BaselineLoop
 from contracts import TASK_QUEUE, RunResult
+from experiments.benchmarks.history_size import write_task
 from experiments.benchmarks.scratch_server import scratch_server
-from lab.catalog import Task, list_tasks
+from lab.catalog import Task, list_tasks, load_task
 from lab.run_request import build_request
 from worker import build_worker
 from workflows import AgentRunWorkflow
@@ -129,12 +135,19 @@ def print_breakdowns(breakdowns: list[tuple[str, Breakdown]]) -> None:
         print(f"| {task_id} | {cells} | {b.workflow_tasks:.1f} | {b.rest:.1f} |")
 
 
-def tasks_to_time(quick: bool) -> tuple[list[Task], list[str]]:
-    """The tasks to time, and the ids of the operations tasks left out."""
+def tasks_to_time(quick: bool, wanted: list[str] | None) -> tuple[list[Task], list[str]]:
+    """The catalog's tasks to time, and the ids of the operations tasks left out."""
     tasks = list_tasks()
     left_out = [task.spec.id for task in tasks if ops_world.seed_file(task.fixture_dir) is not None]
     timed = [task for task in tasks if task.spec.id not in left_out]
-    return ([task for task in timed if task.spec.id == QUICK_TASK] if quick else timed), left_out
+    if quick:
+        wanted = [QUICK_TASK]
+    if wanted is not None:
+        unknown = sorted(set(wanted) - {task.spec.id for task in timed})
+        if unknown:
+            raise SystemExit(f"error: not a coding task of the catalog: {', '.join(unknown)}")
+        timed = [task for task in timed if task.spec.id in wanted]
+    return timed, left_out
 
 
 def completed(result: RunResult, runtime: str) -> RunResult:
@@ -144,7 +157,14 @@ def completed(result: RunResult, runtime: str) -> RunResult:
     return result
 
 
-async def main(runs: int, tasks: list[Task], left_out: list[str]) -> None:
+async def main(runs: int, tasks: list[Task], left_out: list[str], reading_steps: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as scratch:
+        if reading_steps:
+            tasks = [*tasks, load_task(str(write_task(Path(scratch) / "reading", reading_steps)))]
+        await time_tasks(runs, tasks, left_out)
+
+
+async def time_tasks(runs: int, tasks: list[Task], left_out: list[str]) -> None:
     async with scratch_server("lab-bench-") as (client, _):
         clock = ActivityClock()
         breakdowns: list[tuple[str, Breakdown]] = []
@@ -189,5 +209,12 @@ if __name__ == "__main__":
     parser.add_argument(
         "--quick", action="store_true", help=f"a check that the benchmark runs, in seconds: one run of {QUICK_TASK}"
     )
+    parser.add_argument("--task", action="append", help="time only this coding task of the catalog (repeatable)")
+    parser.add_argument(
+        "--reading-steps", type=int, default=60, help="steps of the synthetic reading task also timed (0: none)"
+    )
     args = parser.parse_args()
-    asyncio.run(main(1 if args.quick else args.runs, *tasks_to_time(args.quick)))
+    if args.runs < 1 or args.reading_steps < 0:
+        parser.error("--runs must be at least 1 and --reading-steps at least 0")
+    reading = min(args.reading_steps, 5) if args.quick else args.reading_steps
+    asyncio.run(main(1 if args.quick else args.runs, *tasks_to_time(args.quick, args.task), reading))

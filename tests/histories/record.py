@@ -105,6 +105,10 @@ async def main() -> None:
                         # Recorded after a proposal began to carry the task's turns by reference.
                         by_reference = build_request(load_task("rename-refactor"), "durable")
                         await record(env.client, "conversation_by_reference", by_reference)
+                        # Recorded after a read-only tool became a local activity that reuses
+                        # the task's last check.
+                        reading = build_request(load_task("bugfix-median"), "durable")
+                        await record(env.client, "read_only_steps", reading)
                     else:
                         await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
             finally:
