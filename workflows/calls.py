@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
         ToolResult,
         Verdict,
     )
+    from contracts.approval import proposal_digest
     from contracts.envelopes import AppendLedgerInput, RecordStepInput, RecordStepResult, VerifyProposalInput
     from contracts.ledger import LedgerEntry
     from workflows import activity_options as options
@@ -52,13 +53,17 @@ async def check(run: Run, postconditions: list[Postcondition], summary: str) -> 
 
 
 async def verify(run: Run, proposal: ActionProposal) -> Verdict:
+    # The repeated-action check looks only at earlier runs of this very call: the verifier
+    # gets those, not every call the run remembers (its input would grow with the run, and
+    # the SDK stores a large local-activity input in the artifact store at every step).
+    digest = proposal_digest(proposal)
     return await workflow.execute_local_activity(
         verify_proposal,
         VerifyProposalInput(
             workspace=run.snapshot.workspace,
             proposal=proposal,
             profile=run.request.profile,
-            executed=run.snapshot.executed,
+            executed=[call for call in run.snapshot.executed if call.digest == digest],
         ),
         start_to_close_timeout=options.VERIFY.start_to_close,
         retry_policy=options.VERIFY.retry,
