@@ -84,9 +84,9 @@ def test_both_ways_of_a_read_only_step_are_recorded() -> None:
 
     def local(name: str) -> list[str]:
         return [
-            json.loads(base64.b64decode(event["markerRecordedEventAttributes"]["details"]["data"]["payloads"][0]["data"]))[
-                "activity_type"
-            ]
+            json.loads(
+                base64.b64decode(event["markerRecordedEventAttributes"]["details"]["data"]["payloads"][0]["data"])
+            )["activity_type"]
             for event in _events(name)
             if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
             and event["markerRecordedEventAttributes"]["markerName"] == "core_local_activity"

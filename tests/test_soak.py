@@ -10,6 +10,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
@@ -17,6 +18,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from agent import ledger
 from contracts.ledger import LedgerEntry
 from experiments.measure import repeated_keys
+from experiments.soak.__main__ import main as soak_main
 from experiments.soak.judge import ledger_steps
 from experiments.soak.recovery import Kill, kill_recoveries, restart_recoveries
 from experiments.soak.report import Spread
@@ -92,11 +94,18 @@ def test_spread_ledger_steps_and_repeated_keys(data_dir: Path) -> None:
     assert repeated_keys(state) == 1
 
 
-def test_bad_arguments_get_one_line_and_exit_2() -> None:
-    for arguments in (["--kills", "-1"], ["--gap", "3", "1"], ["--concurrency", "0"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "experiments.soak", *arguments], cwd=PROJECT_ROOT, capture_output=True, text=True
-        )
-        assert done.returncode == 2, done.stderr
-        assert "Traceback" not in done.stderr
-        assert "error: " in done.stderr.strip().splitlines()[-1], done.stderr
+@pytest.mark.parametrize("arguments", [["--kills", "-1"], ["--gap", "3", "1"], ["--concurrency", "0"]])
+def test_bad_arguments_get_one_line_and_exit_2(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        soak_main(arguments)
+    assert exited.value.code == 2
+    assert "error: " in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_the_command_refuses_bad_arguments_without_a_traceback() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.soak", "--kills", "-1"], cwd=PROJECT_ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "error: " in done.stderr.strip().splitlines()[-1], done.stderr
