@@ -9,9 +9,8 @@ Small payloads (verdicts, usage, most inputs) stay inline, readable in the Web U
 
 What it costs: a local activity's input is stored too when it is that large, though it never
 reaches the history (the SDK stores a workflow's command payloads without saying which are
-local activities'): `record_step`'s (~7 KB: the step's ledger events and turn) and the
-verifier's, which carries every call the run remembers (~360 bytes each) and so grows with the
-run. docs/performance.md gives the bytes stored per step.
+local activities'): `record_step`'s (~7 KB: the step's ledger events and turn), once a step.
+docs/performance.md gives the bytes stored per step (flat: ~9.8 KB).
 
 Both ends must share the artifact store: a client that reads a run's result or a worker that
 replays its history on another machine needs the same `DATA/artifacts` (a shared volume). A
