@@ -38,9 +38,6 @@ def build_worker(client: Client, task_queue: str = TASK_QUEUE, **overrides: obje
         # second costs the dev server 1-3% of a core, as once in four seconds does.
         "max_heartbeat_throttle_interval": timedelta(seconds=1),
     }
-    if os.environ.get("XX_UNSANDBOXED"):
-        from temporalio.worker import UnsandboxedWorkflowRunner
-        options["workflow_runner"] = UnsandboxedWorkflowRunner()
     options.update(overrides)
     return Worker(client, **options)  # type: ignore[arg-type]
 
