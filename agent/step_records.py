@@ -41,12 +41,15 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
                 payload={"checkpoint": checkpoint},
             )
         )
-    # flock, read, write and fsync block: in a thread, the event loop keeps running.
-    await asyncio.to_thread(ledger.append, request.run_id, entries, ledger.worker_name())
-    conversation = None
-    if request.turn is not None:
-        conversation = await asyncio.to_thread(store_turn, request.previous, request.turn)
+    # flock, read, write and fsync block: in a thread (one hop for both), the event loop keeps running.
+    conversation = await asyncio.to_thread(_write, request, entries)
     return RecordStepResult(checkpoint=checkpoint, conversation=conversation)
+
+
+def _write(request: RecordStepInput, entries: list[LedgerEntry]) -> str | None:
+    """The step's ledger events, then its turn: the reference of the task's conversation after it."""
+    ledger.append(request.run_id, entries, ledger.worker_name())
+    return store_turn(request.previous, request.turn) if request.turn is not None else None
 
 
 def _left_unchanged(entries: list[LedgerEntry]) -> bool:

@@ -11,7 +11,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError
 
 from contracts import TASK_QUEUE, RunRequest, RunResult, RunState
-from lab.run_request import WORKFLOW_TASK_TIMEOUT
+from lab.durable_start import start_durable_run
 from starter.connection import Connection
 from starter.render import Printer
 from worker import build_worker
@@ -53,12 +53,9 @@ async def _start(client: Client, request: RunRequest) -> WorkflowHandle[AgentRun
         search_attributes = TypedSearchAttributes(
             [SearchAttributePair(visibility.RUNTIME, "durable"), SearchAttributePair(visibility.TASK, request.task_id)]
         )
-    return await client.start_workflow(
-        AgentRunWorkflow.run,
+    return await start_durable_run(
+        client,
         request,
-        id=request.run_id,
-        task_queue=TASK_QUEUE,
-        task_timeout=WORKFLOW_TASK_TIMEOUT,
         memo={"runtime": "durable", "task": request.task_id},
         search_attributes=search_attributes,
         static_summary=f"durable agent run on task {request.task_id}",

@@ -26,12 +26,11 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from contracts import TASK_QUEUE
 from experiments.benchmarks.history_size import write_task
 from experiments.harness import LabCluster
 from lab.catalog import load_task
+from lab.durable_start import start_durable_run
 from lab.run_request import build_request
-from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
 QUICK_RUNS, QUICK_STEPS = (1, 4), 3
@@ -53,7 +52,7 @@ class Load:
 async def one_run(client: Client, task_dir: Path) -> tuple[int, list[float]]:
     """The run's steps and each step's latency."""
     request = build_request(load_task(str(task_dir)), "durable")
-    handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE)
+    handle = await start_durable_run(client, request)
     result = await run_result(handle)
     if not result.succeeded:
         raise SystemExit(f"{request.run_id} ended {result.outcome.value}: {result.reason}")

@@ -33,13 +33,13 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 
 from agent import ops_world
 from baseline import BaselineLoop
-from contracts import TASK_QUEUE, RunResult
+from contracts import RunResult
 from experiments.benchmarks.history_size import write_task
 from experiments.benchmarks.scratch_server import scratch_server
 from lab.catalog import Task, list_tasks, load_task
+from lab.durable_start import start_durable_run
 from lab.run_request import build_request
 from worker import build_worker
-from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
 # The quick run's one task, a run of it in each runtime: every column, in seconds.
@@ -175,9 +175,7 @@ async def time_tasks(runs: int, tasks: list[Task], left_out: list[str]) -> None:
                 durable: list[RunResult] = []
                 for _ in range(runs):
                     request = build_request(task, "durable")
-                    handle = await client.start_workflow(
-                        AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE
-                    )
+                    handle = await start_durable_run(client, request)
                     durable.append(completed(await run_result(handle), "durable"))
                 breakdowns.append((task.spec.id, await breakdown(client, clock, durable)))
                 inside = [clock.seconds[r.run_id] for r in durable]

@@ -26,13 +26,12 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
-from contracts import TASK_QUEUE
 from data_converter import ARTIFACT_DRIVER
 from experiments.benchmarks.scratch_server import scratch_server
 from lab.catalog import load_task
+from lab.durable_start import start_durable_run
 from lab.run_request import build_request
 from worker import build_worker
-from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
 QUICK_STEPS = (3, 6)
@@ -92,7 +91,7 @@ def write_task(directory: Path, steps: int) -> Path:
 async def weigh(client: Client, task_dir: Path) -> Weighed:
     stored_before, payloads_before = ARTIFACT_DRIVER.stored_bytes, ARTIFACT_DRIVER.stored_payloads
     request = build_request(load_task(str(task_dir)), "durable")
-    handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE)
+    handle = await start_durable_run(client, request)
     result = await run_result(handle)
     if not result.succeeded:
         raise SystemExit(f"{request.run_id} ended {result.outcome.value}: {result.reason}")

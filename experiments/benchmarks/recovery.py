@@ -27,11 +27,11 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from agent.faults import FaultPlan, FaultPoint, FaultSpec
-from contracts import TASK_QUEUE, RunResult
+from contracts import RunResult
 from experiments.harness import LabCluster
 from lab.catalog import load_task
-from lab.run_request import WORKFLOW_TASK_TIMEOUT, build_request
-from workflows import AgentRunWorkflow
+from lab.durable_start import start_durable_run
+from lab.run_request import build_request
 from workflows.outcome import run_result
 
 POINTS = {
@@ -48,9 +48,7 @@ QUICK_POINT, QUICK_HISTORY_TASK = "after the effect", "refund-duplicate-charge"
 
 async def run_once(client: Client, task_id: str) -> tuple[str, RunResult]:
     request = build_request(load_task(task_id), "durable")
-    handle = await client.start_workflow(
-        AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE, task_timeout=WORKFLOW_TASK_TIMEOUT
-    )
+    handle = await start_durable_run(client, request)
     return request.run_id, await run_result(handle)
 
 

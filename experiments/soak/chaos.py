@@ -16,13 +16,14 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
-from contracts import TASK_QUEUE, RunRequest, RunResult
+from contracts import RunRequest, RunResult
 from experiments.harness import LabCluster
 from experiments.soak.recovery import Kill
 from experiments.soak.report import RunProblem
 from experiments.trials.durable_trial import approve_what_waits
 from lab.catalog import Task
-from lab.run_request import WORKFLOW_TASK_TIMEOUT, build_request
+from lab.durable_start import start_durable_run
+from lab.run_request import build_request
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -90,13 +91,7 @@ class Soak:
     async def _start(self, request: RunRequest) -> WorkflowHandle[AgentRunWorkflow, RunResult]:
         while True:
             try:
-                return await self.client.start_workflow(
-                    AgentRunWorkflow.run,
-                    request,
-                    id=request.run_id,
-                    task_queue=TASK_QUEUE,
-                    task_timeout=WORKFLOW_TASK_TIMEOUT,
-                )
+                return await start_durable_run(self.client, request)
             except WorkflowAlreadyStartedError:  # an earlier attempt reached the server
                 return self.client.get_workflow_handle_for(AgentRunWorkflow.run, request.run_id)
             except RPCError:

@@ -11,11 +11,11 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
-from contracts import TASK_QUEUE, Approve, RunRequest, RunResult, Usage
+from contracts import Approve, RunRequest, RunResult, Usage
 from contracts.experiment import FaultKind
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.spec import Lab, TrialSpec
-from lab.run_request import WORKFLOW_TASK_TIMEOUT
+from lab.durable_start import start_durable_run
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -24,9 +24,7 @@ async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest) -> TrialOu
     client = lab.cluster.client
     if client is None:
         raise RuntimeError("the cluster has no client")
-    handle = await client.start_workflow(
-        AgentRunWorkflow.run, request, id=request.run_id, task_queue=TASK_QUEUE, task_timeout=WORKFLOW_TASK_TIMEOUT
-    )
+    handle = await start_durable_run(client, request)
     approver = asyncio.create_task(approve_what_waits(handle))
     try:
         restarted_at = None
