@@ -190,6 +190,16 @@ def test_capacity_loads_the_cluster_with_concurrent_runs() -> None:
     assert "2 worker processes, one dev server" in output
 
 
+def test_step_floor_runs_steps_that_do_nothing_in_worker_processes() -> None:
+    output = quick("step_floor")
+    [table] = tables(output)
+    assert [number(row["concurrent runs"]) for row in table] == [1, 4]
+    for row in table:
+        assert number(row["steps"]) == 3 * number(row["concurrent runs"]), row
+        assert number(row["steps/s"]) > 0 and number(row["ms per step of a run (median)"]) > 0, row
+    assert "2 worker processes, one dev server; runs of 3 steps of 1 remote + 3 local activities" in output
+
+
 @pytest.mark.extra("local")
 @pytest.mark.timeout(600)  # a model on both cores, beside the other tests' processes
 def test_grammar_sampling_times_both_ways_of_sampling() -> None:

@@ -1,0 +1,155 @@
+"""The floor under `capacity`: steps of the same shape as a reading step that do nothing, on the
+same dev server, with two worker processes, the lab's data converter and the workflow sandbox.
+
+    uv run python -m experiments.benchmarks.step_floor [--runs 1 8 32] [--steps 10] [--quick]
+
+A reading step of the agent is one remote activity (the proposal) and three local ones (verify,
+read, record) in the workflow task that follows it. Here each of the four returns at once and
+the workflow decides nothing, so steps per second is what Temporal, the SDK and this machine
+allow for that shape: the agent's own work is what `capacity` adds on top. A run here has no
+start of its own (no workspace, goal or plan), so compare with capacity's longer runs too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import timedelta
+
+from pydantic import BaseModel
+from temporalio import activity, workflow
+from temporalio.client import Client, WorkflowHandle
+from temporalio.worker import Worker
+
+# The workflow sandbox imports this module again for FloorWorkflow: the lab's modules pass
+# through as they are.
+with workflow.unsafe.imports_passed_through():
+    from experiments.benchmarks.scratch_server import scratch_server
+    from lab.child_process import die_with_parent
+    from settings import PROJECT_ROOT
+
+QUEUE = "step-floor"
+WORKERS = 2
+QUICK_RUNS, QUICK_STEPS = (1, 4), 3
+READY = "floor worker polling"
+
+
+class Step(BaseModel):
+    run: str
+    step: int
+    # About the size of a proposal's input: the floor pays for payloads like the agent's.
+    text: str = "x" * 1000
+
+
+@activity.defn
+async def remote_step(step: Step) -> Step:
+    return step
+
+
+@activity.defn
+async def local_step(step: Step) -> Step:
+    return step
+
+
+@workflow.defn
+class FloorWorkflow:
+    @workflow.run
+    async def run(self, steps: int) -> int:
+        for k in range(1, steps + 1):
+            step = Step(run=workflow.info().workflow_id, step=k)
+            await workflow.execute_activity(remote_step, step, start_to_close_timeout=timedelta(seconds=30))
+            for _ in range(3):
+                await workflow.execute_local_activity(local_step, step, start_to_close_timeout=timedelta(seconds=30))
+        return steps
+
+
+async def serve(address: str) -> None:
+    """A worker process: the floor workflow and its two activities."""
+    from worker import connect
+
+    client = await connect(address)
+    async with Worker(client, task_queue=QUEUE, workflows=[FloorWorkflow], activities=[remote_step, local_step]):
+        print(READY, flush=True)
+        await asyncio.Event().wait()
+
+
+async def start_worker(address: str) -> asyncio.subprocess.Process:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "experiments.benchmarks.step_floor",
+        "--serve",
+        address,
+        cwd=PROJECT_ROOT,
+        env=dict(os.environ),
+        stdout=asyncio.subprocess.PIPE,
+        preexec_fn=die_with_parent,
+    )
+    assert process.stdout is not None
+    line = await asyncio.wait_for(process.stdout.readline(), timeout=60)
+    if READY.encode() not in line:
+        raise SystemExit(f"a floor worker did not start: {line!r}")
+    return process
+
+
+async def load(client: Client, runs: int, steps: int) -> tuple[float, float]:
+    """Steps per second over `runs` concurrent runs, and the median step latency in ms."""
+    started = time.perf_counter()
+    handles = [
+        await client.start_workflow(FloorWorkflow.run, steps, id=f"floor-{uuid.uuid4().hex[:8]}", task_queue=QUEUE)
+        for _ in range(runs)
+    ]
+    walls = await asyncio.gather(*(_timed(handle) for handle in handles))
+    wall = time.perf_counter() - started
+    return runs * steps / wall, statistics.median(walls) / steps * 1000
+
+
+async def _timed(handle: WorkflowHandle[FloorWorkflow, int]) -> float:
+    started = time.perf_counter()
+    await handle.result()
+    return time.perf_counter() - started
+
+
+async def main(loads: Sequence[int], steps: int) -> None:
+    async with scratch_server("bench-floor-") as (client, _):
+        address = client.service_client.config.target_host
+        workers = [await start_worker(address) for _ in range(WORKERS)]
+        try:
+            await load(client, 1, steps)  # warm-up: imports, caches, the first workflow
+            measured = [(runs, *await load(client, runs, steps)) for runs in loads]
+        finally:
+            for process in workers:
+                process.kill()
+                await process.wait()
+    print(f"{WORKERS} worker processes, one dev server; runs of {steps} steps of 1 remote + 3 local activities\n")
+    print("| concurrent runs | steps | steps/s | ms per step of a run (median) |")
+    print("| ---: | ---: | ---: | ---: |")
+    for runs, per_s, latency in measured:
+        print(f"| {runs} | {runs * steps} | {per_s:.1f} | {latency:.0f} |")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, nargs="+", default=[1, 8, 32], help="concurrent runs, one load each")
+    parser.add_argument("--steps", type=int, default=10, help="steps in each run")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"a check that it runs: loads of {QUICK_RUNS} runs of {QUICK_STEPS} steps"
+    )
+    parser.add_argument("--serve", metavar="ADDRESS", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        asyncio.run(serve(args.serve))
+    elif args.quick:
+        asyncio.run(main(QUICK_RUNS, QUICK_STEPS))
+    else:
+        if min(args.runs) < 1 or args.steps < 1:
+            parser.error("--runs and --steps must be at least 1")
+        asyncio.run(main(args.runs, args.steps))
