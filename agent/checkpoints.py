@@ -12,7 +12,9 @@ is handed back to the workspace's owner (the sandbox's user).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import time
 from pathlib import Path
 
 import git
@@ -20,7 +22,17 @@ import git
 from contracts.errors import CheckpointError
 from settings import data_dir
 
+log = logging.getLogger(__name__)
+
 AUTHOR = ("agent-lab", "agent-lab@localhost")
+# Git's lock files. A worker killed mid-commit leaves one behind ("cannot lock ref 'HEAD'"), and
+# every retry of the step would then fail on it (the soak found a run failed that way).
+_LOCKS = ("*.lock", "refs/heads/*.lock", "logs/*.lock", "logs/refs/heads/*.lock")
+# Git holds its locks here for milliseconds; the only other process that could hold one on a
+# run's repository is an earlier attempt of the same step, on a worker that died (a run's steps
+# are one at a time, and a retry comes after the 2 s it takes to notice a dead worker). A lock
+# this old is that attempt's.
+STALE_LOCK_S = 2.0
 STEP_TRAILER = "Lab-Step"
 _IDENTITY = {
     "GIT_AUTHOR_NAME": AUTHOR[0],
@@ -44,13 +56,26 @@ def repository(workspace: Path) -> Path:
 def init(workspace: Path) -> str:
     """A repository holding the workspace as its first commit; an existing one is kept."""
     if repository(workspace).exists():
-        return _head(_git(workspace))
-    repository(workspace).parent.mkdir(parents=True, exist_ok=True)
-    runner = _git(workspace, must_exist=False)
-    runner.init("-q", "-b", "main")
+        runner = _git(workspace)
+        if _has_commits(runner):
+            return _head(runner)
+        # A worker killed between `git init` and the first commit: finish the job. Nothing has
+        # run in the workspace yet (the run's steps start after this returns).
+    else:
+        repository(workspace).parent.mkdir(parents=True, exist_ok=True)
+        runner = _git(workspace, must_exist=False)
+        runner.init("-q", "-b", "main")
     runner.add("-A")
     runner.commit("--allow-empty", "-q", "-m", "fixture")
     return _head(runner)
+
+
+def _has_commits(runner: git.Git) -> bool:
+    try:
+        runner.rev_parse("--verify", "-q", "HEAD")
+    except git.GitCommandError:
+        return False
+    return True
 
 
 def checkpoint(workspace: Path, step: int, message: str) -> str:
@@ -84,9 +109,24 @@ def history(workspace: Path) -> list[tuple[str, str]]:
 def _git(workspace: Path, must_exist: bool = True) -> git.Git:
     if must_exist and not repository(workspace).exists():
         raise CheckpointError(f"{workspace} has no checkpoint repository ({repository(workspace)})")
+    _clear_stale_locks(repository(workspace))
     runner = git.Git(str(workspace))
     runner.update_environment(GIT_DIR=str(repository(workspace)), GIT_WORK_TREE=str(workspace.resolve()), **_IDENTITY)
     return runner
+
+
+def _clear_stale_locks(repo: Path) -> None:
+    """Remove the locks a killed attempt left; one younger than STALE_LOCK_S is given until then."""
+    for lock in (found for pattern in _LOCKS for found in repo.glob(pattern)):
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except FileNotFoundError:
+            continue  # released meanwhile
+        if age < STALE_LOCK_S:
+            time.sleep(STALE_LOCK_S - age)
+        if lock.exists():
+            lock.unlink(missing_ok=True)
+            log.warning("removed %s, left by a git process that did not finish (a killed worker)", lock)
 
 
 def _head(runner: git.Git) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -143,3 +145,36 @@ async def test_a_durable_run_commits_each_changing_step_and_rolls_back_a_failed_
     assert [(e.type, e.step) for e in closing] == [("commit", 1), ("commit", 2), ("rollback", 3), ("commit", 4)]
     assert closing[1].payload["checkpoint"] == closing[0].payload["checkpoint"] == commits[1][0]
     assert verify_ledger(ledger_path(request.run_id)).ok
+
+
+def test_a_lock_left_by_a_killed_commit_is_cleared_and_the_step_commits(workspace: Path) -> None:
+    """A worker SIGKILLed inside `git commit` leaves HEAD.lock; the retried step must commit."""
+    checkpoints.init(workspace)
+    (workspace / "a.txt").write_text("changed\n")
+    repo = checkpoints.repository(workspace)
+    for name in ("HEAD.lock", "index.lock", "refs/heads/main.lock"):
+        lock = repo / name
+        lock.touch()
+        stale = time.time() - checkpoints.STALE_LOCK_S - 1
+        os.utime(lock, (stale, stale))
+    one = checkpoints.checkpoint(workspace, 1, "edit a")
+    assert checkpoints.history(workspace)[0] == (one, "step 1: edit a")
+    assert not list(repo.glob("*.lock")) and not list(repo.glob("refs/heads/*.lock"))
+
+
+def test_a_fresh_lock_is_waited_for_before_it_counts_as_left_behind(workspace: Path) -> None:
+    checkpoints.init(workspace)
+    (checkpoints.repository(workspace) / "index.lock").touch()
+    started = time.monotonic()
+    checkpoints.checkpoint(workspace, 1, "edit")
+    assert time.monotonic() - started >= checkpoints.STALE_LOCK_S * 0.9
+
+
+def test_a_repository_left_without_its_first_commit_is_finished(workspace: Path) -> None:
+    """A worker killed between `git init` and the fixture's commit."""
+    repo = checkpoints.repository(workspace)
+    repo.parent.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "GIT_DIR": str(repo), "GIT_WORK_TREE": str(workspace)}
+    subprocess.run(["git", "init", "-q", "-b", "main"], env=env, check=True, cwd=workspace)
+    first = checkpoints.init(workspace)
+    assert checkpoints.history(workspace) == [(first, "fixture")]

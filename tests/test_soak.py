@@ -94,7 +94,9 @@ def test_spread_ledger_steps_and_repeated_keys(data_dir: Path) -> None:
     assert repeated_keys(state) == 1
 
 
-@pytest.mark.parametrize("arguments", [["--kills", "-1"], ["--gap", "3", "1"], ["--concurrency", "0"]])
+@pytest.mark.parametrize(
+    "arguments", [["--kills", "-1"], ["--gap", "3", "1"], ["--concurrency", "0"], ["--workers", "1"]]
+)
 def test_bad_arguments_get_one_line_and_exit_2(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         soak_main(arguments)

@@ -3,12 +3,14 @@ server restarted at random, until the kills and restarts asked for are done. The
 must have completed and passed its task's checks, every ledger must verify and hold every step
 its run took, and the operations service must hold each effect once.
 
-    uv run python -m experiments.soak [--kills 500] [--restarts 20] [--concurrency 4] [--seed 0]
+    uv run python -m experiments.soak [--kills 500] [--restarts 20] [--concurrency 4] [--workers 2] [--seed 0]
 
-Two worker processes poll; one killed is replaced at once (a supervisor's job). Kills come at
-random gaps, not at named points, so they land in model calls, tools, checks, workflow tasks
-and between them; a kill waits until both workers poll, so each is a failover to a live worker
-(what recovery times), not a wait for a new process to start. Operations tasks are approved as
+Two worker processes poll (`--workers`); one killed is replaced at once (a supervisor's job).
+Kills come at random gaps, not at named points, so they land in model calls, tools, checks,
+workflow tasks and between them; a kill waits until two workers poll, so each is a failover to
+a live worker (what recovery times), not a wait for a new process to start. With two workers
+a kill also waits for the last one's replacement (3-8 s of imports on a loaded machine); a
+third keeps kills coming at the gaps asked for. Operations tasks are approved as
 they ask. The figures are printed and kept as JSON (`--out`, by default
 `DATA/soak/soak-TIMESTAMP.json`); the exit code is 1 when any check fails.
 """
@@ -40,11 +42,16 @@ from experiments.soak.report import SoakReport, Spread, print_report
 from lab.catalog import list_tasks
 from settings import data_dir
 
-WORKERS = 2
-
 
 async def soak(
-    kills: int, restarts: int, concurrency: int, seed: int, gap_s: tuple[float, float], *, keep: bool = False
+    kills: int,
+    restarts: int,
+    concurrency: int,
+    seed: int,
+    gap_s: tuple[float, float],
+    *,
+    workers: int = 2,
+    keep: bool = False,
 ) -> SoakReport:
     started_at, started = datetime.now(UTC), time.monotonic()
     tasks = [task for task in list_tasks() if task.script is not None]
@@ -54,7 +61,7 @@ async def soak(
     try:
         async with LabCluster(Path(scratch) / "cluster") as cluster:
             os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
-            async with WorkerPool(cluster, WORKERS):
+            async with WorkerPool(cluster, workers):
                 run = Soak(cluster, tasks, random.Random(seed))
                 await asyncio.gather(
                     run.chaos(kills, restarts, gap_s), *(run.keep_running() for _ in range(concurrency))
@@ -74,7 +81,7 @@ async def soak(
         seed=seed,
         kills=len(run.kills),
         restarts=len(run.restarts),
-        runs=len(run.finished) + len(run.stuck),
+        runs=len(run.finished) + len(run.unfinished),
         tasks=dict(Counter(task.spec.id for task, _, _ in run.finished)),
         recovery=Spread.of([r.wait_s for r in recovered]),
         recovered=recovered,
@@ -102,6 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kills", type=_count, default=500, help="worker SIGKILLs, at random moments")
     parser.add_argument("--restarts", type=_count, default=20, help="Temporal server restarts, at random moments")
     parser.add_argument("--concurrency", type=_positive, default=4, help="runs in flight at once")
+    parser.add_argument(
+        "--workers",
+        type=_at_least_two,
+        default=2,
+        help="worker processes; a kill waits until two poll, so a third keeps kills coming while one restarts",
+    )
     parser.add_argument("--seed", type=int, default=0, help="for the order and gaps of the kills and restarts")
     parser.add_argument(
         "--gap", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"), help="seconds between them"
@@ -112,7 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 <= args.gap[0] <= args.gap[1]:
         parser.error(f"--gap wants 0 <= MIN <= MAX, got {args.gap[0]} {args.gap[1]}")
     out = args.out or data_dir() / "soak" / f"soak-{datetime.now(UTC):%Y%m%d-%H%M%S}.json"
-    report = asyncio.run(soak(args.kills, args.restarts, args.concurrency, args.seed, tuple(args.gap), keep=args.keep))
+    gap = (args.gap[0], args.gap[1])
+    report = asyncio.run(
+        soak(args.kills, args.restarts, args.concurrency, args.seed, gap, workers=args.workers, keep=args.keep)
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(report.model_dump_json(indent=2))
     print_report(report, out)
@@ -123,6 +139,13 @@ def _count(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"a count of 0 or more, not {value}")
+    return value
+
+
+def _at_least_two(text: str) -> int:
+    value = int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"2 or more (a kill is a failover to another worker), not {value}")
     return value
 
 

@@ -45,7 +45,7 @@ async def judge(soak: Soak) -> Judgement:
         lost_ledger_steps=lost,
         duplicate_effects=duplicates,
         repeated_keys=repeated,
-        problems=problems + soak.stuck,
+        problems=problems + soak.unfinished,
     )
 
 
