@@ -4,6 +4,7 @@ in CI, `.ci/run`, as a short version: 20 kills and 2 restarts.)"""
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 import uuid
@@ -14,14 +15,20 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import ApplicationError
 
 from agent import ledger
+from contracts import RunRequest, RunResult
 from contracts.ledger import LedgerEntry
 from experiments.measure import repeated_keys
+from experiments.soak import chaos
 from experiments.soak.__main__ import main as soak_main
+from experiments.soak.chaos import Soak
 from experiments.soak.judge import ledger_steps
 from experiments.soak.recovery import Kill, kill_recoveries, restart_recoveries
 from experiments.soak.report import Spread
+from lab.catalog import load_task
 from settings import PROJECT_ROOT
 
 T0 = 1_800_000_000.0
@@ -111,3 +118,29 @@ def test_the_command_refuses_bad_arguments_without_a_traceback() -> None:
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "error: " in done.stderr.strip().splitlines()[-1], done.stderr
+
+
+async def test_a_run_whose_workflow_failed_without_a_result_is_counted_and_the_soak_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The soak's first full run stopped with a traceback at such a run (a git lock left by a
+    killed commit failed every retry of its step): now it is a problem in the report."""
+    soak = Soak(cluster=None, tasks=[load_task("rename-refactor")], rng=random.Random(0))  # type: ignore[arg-type]
+
+    async def start(request: RunRequest) -> object:
+        return request.run_id
+
+    async def result(handle: object) -> RunResult:
+        soak.chaos_done.set()
+        raise WorkflowFailureError(cause=ApplicationError("GitCommandError: cannot lock ref 'HEAD'"))
+
+    async def no_approver(handle: object) -> None:
+        return None
+
+    monkeypatch.setattr(soak, "_start", start)
+    monkeypatch.setattr(soak, "_result", result)
+    monkeypatch.setattr(chaos, "approve_what_waits", no_approver)
+    await soak.keep_running()
+    [problem] = soak.unfinished
+    assert problem.task_id == "rename-refactor" and soak.finished == []
+    assert problem.problem == "its workflow failed: ApplicationError: GitCommandError: cannot lock ref 'HEAD'"
