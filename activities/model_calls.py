@@ -38,7 +38,7 @@ async def draft_plan(request: DraftPlanInput) -> DraftPlanResult:
 @activity.defn(name="plan")
 async def plan(request: DraftPlanInput) -> DraftPlanResult:
     """`draft_plan` under the name runs started before it was renamed still schedule
-    (workflows.agent_run: the `draft-plan-activity` patch)."""
+    (workflows.patches: `DRAFT_PLAN_ACTIVITY`)."""
     return await draft_plan(request)
 
 

@@ -17,7 +17,7 @@ from temporalio.worker import Replayer
 from contracts import RunRequest
 from data_converter import DATA_CONVERTER
 from workflows import AgentRunWorkflow
-from workflows.task_steps import CONVERSATION_BY_REFERENCE, READ_ONLY_STEPS
+from workflows.patches import CONVERSATION_BY_REFERENCE, DECIDED_AT_START, EARLIER, READ_ONLY_STEPS
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
@@ -32,6 +32,7 @@ def test_the_representative_runs_are_recorded() -> None:
         "draft_plan",
         "conversation_by_reference",
         "read_only_steps",
+        "patches_decided_at_start",
     }
 
 
@@ -51,7 +52,7 @@ def test_both_names_of_the_planning_activity_are_recorded() -> None:
 
 
 def test_both_endings_of_a_run_that_did_not_complete_are_recorded() -> None:
-    """`wrong_fix` predates `workflows.outcome.PATCH_ID` (it returned its FAILED result);
+    """`wrong_fix` predates `workflows.patches.NOT_COMPLETED_FAILS` (it returned its FAILED result);
     `budget_exhausted` was recorded with it (it failed its workflow): both must replay."""
     endings = {
         name: json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())["events"][-1]["eventType"]
@@ -102,6 +103,14 @@ def test_both_ways_of_a_read_only_step_are_recorded() -> None:
     assert scheduled("read_only_steps").count("check_postconditions") == (
         scheduled("draft_plan").count("check_postconditions") - 1
     )
+
+
+def test_patches_asked_where_used_and_at_start_are_both_recorded() -> None:
+    """Runs started before `patches-decided-at-start` ask each patch where it is used; later
+    runs ask that one patch in their first task and no other (workflows.patches)."""
+    assert patches("patches_decided_at_start") == [DECIDED_AT_START]
+    older = {name: patches(name) for name in ("draft_plan", "conversation_by_reference", "read_only_steps")}
+    assert all(DECIDED_AT_START not in marked and set(marked) <= set(EARLIER) for marked in older.values())
 
 
 def _events(name: str) -> list[dict]:

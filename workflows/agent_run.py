@@ -34,7 +34,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows import activity_options as options
     from workflows import calls, visibility
     from workflows.approval_wait import awaited
-    from workflows.outcome import PATCH_ID, not_completed
+    from workflows.outcome import not_completed
+    from workflows.patches import DRAFT_PLAN_ACTIVITY, NOT_COMPLETED_FAILS
     from workflows.run import Run
     from workflows.task_steps import run_task
 
@@ -150,7 +151,7 @@ async def _start(run: Run) -> None:
     run.move(S.PLANNING)
     planning = DraftPlanInput(provider=request.provider, goal_spec=compiled.goal_spec)
     # Runs started before the activity's rename schedule it under its old name.
-    drafting = draft_plan if workflow.patched("draft-plan-activity") else plan
+    drafting = draft_plan if run.patches.on(DRAFT_PLAN_ACTIVITY) else plan
     planned = await calls.call(drafting, planning, options.MODEL, "draft a plan")
     snapshot.usage += planned.usage + planned.failed_attempts
     snapshot.wasted += planned.failed_attempts
@@ -217,7 +218,7 @@ async def _finish(run: Run, acceptance: PostconditionResult | None, reason: str)
         await calls.append_to_ledger(run, [finished])
     if request.search_attributes:
         workflow.upsert_search_attributes([visibility.OUTCOME.value_set(run.fsm.state.value)])
-    if result.outcome != S.COMPLETED and workflow.patched(PATCH_ID):
+    if result.outcome != S.COMPLETED and run.patches.on(NOT_COMPLETED_FAILS):
         # Shown as Failed in the Web UI's list, not as a success; the result goes with it.
         raise not_completed(result)
     return result

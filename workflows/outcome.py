@@ -3,7 +3,8 @@
 Temporal's Web UI lists a workflow as Completed or Failed and nothing finer, so a run that
 returned its BUDGET_EXHAUSTED result would show as a green success. A run whose outcome is
 not COMPLETED therefore fails the workflow with a non-retryable ApplicationError of type
-`AgentRunNotCompleted`, whose first detail is the whole RunResult (docs/decisions/0003).
+`AgentRunNotCompleted`, whose first detail is the whole RunResult (docs/decisions/0003;
+runs started before it, `workflows.patches.NOT_COMPLETED_FAILS`, return it).
 Clients read either ending the same way with `run_result`.
 """
 
@@ -17,9 +18,6 @@ from temporalio.exceptions import ApplicationError
 from contracts import RunResult, RunState
 
 NOT_COMPLETED = "AgentRunNotCompleted"
-# The workflow.patched() id under which runs started to fail this way; histories recorded
-# before it end with a returned result and still replay.
-PATCH_ID = "runs-not-completed-fail-the-workflow"
 
 
 def not_completed(result: RunResult) -> ApplicationError:

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.approval import ApprovalDecision
     from contracts.errors import IllegalTransition
     from workflows.ledger_entries import EntryMaker
+    from workflows.patches import Patches
     from workflows.state_machine import StateMachine, as_run_failure
 
 
@@ -27,6 +28,7 @@ class Run:
     snapshot: RunSnapshot
     fsm: StateMachine
     entries: EntryMaker
+    patches: Patches
     # Set by the approve or deny update, taken by the step that waits for it.
     decision: ApprovalDecision | None = None
 
@@ -35,7 +37,9 @@ class Run:
         """A new run, or the next generation of one that continued as new: it starts where the
         last one stopped, between two steps of a task."""
         snapshot = request.resume or RunSnapshot()
-        return cls(request, snapshot, StateMachine(snapshot.state), EntryMaker(workflow.info().workflow_id))
+        entries = EntryMaker(workflow.info().workflow_id)
+        # In the workflow's first task (it is built by @workflow.init): see workflows.patches.
+        return cls(request, snapshot, StateMachine(snapshot.state), entries, Patches.decide())
 
     @property
     def run_id(self) -> str:

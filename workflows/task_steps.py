@@ -21,14 +21,11 @@ with workflow.unsafe.imports_passed_through():
     from workflows import activity_options as options
     from workflows import calls
     from workflows.approval_wait import await_approval
+    from workflows.patches import CONVERSATION_BY_REFERENCE, READ_ONLY_STEPS
     from workflows.run import Run
     from workflows.step_end import StepEnd, end_step
 
 S = RunState
-CONVERSATION_BY_REFERENCE = "conversation-by-reference"
-# Since this patch, a read-only tool runs as a local activity and its step reuses the task's
-# last check; runs started before run it as execute_tool and check after it.
-READ_ONLY_STEPS = "read-only-steps"
 
 
 async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> str | None:
@@ -58,7 +55,7 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
         snapshot.step += 1
         # The turns by reference: history grows by the same few hundred bytes a step, not by
         # the whole conversation again. Runs started before keep sending them by value.
-        by_reference = workflow.patched(CONVERSATION_BY_REFERENCE)
+        by_reference = run.patches.on(CONVERSATION_BY_REFERENCE)
         asked = ProposeActionInput(
             provider=request.provider,
             goal=request.goal,
@@ -130,7 +127,8 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         checkpoint=snapshot.checkpoint,
     )
     summary = f"step {snapshot.step}: {proposal.describe()}"
-    read_only = proposal.tool in READ_ONLY_TOOLS and workflow.patched(READ_ONLY_STEPS)
+    # Runs started before READ_ONLY_STEPS run a read as execute_tool and check after it.
+    read_only = proposal.tool in READ_ONLY_TOOLS and run.patches.on(READ_ONLY_STEPS)
     if read_only:
         result = await calls.read(execution, summary)
     else:

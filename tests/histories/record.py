@@ -109,6 +109,9 @@ async def main() -> None:
                         # the task's last check.
                         reading = build_request(load_task("bugfix-median"), "durable")
                         await record(env.client, "read_only_steps", reading)
+                        # Recorded after a run began to decide its patches in its first task.
+                        at_start = build_request(load_task("bugfix-median"), "durable")
+                        await record(env.client, "patches_decided_at_start", at_start)
                     else:
                         await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
             finally:
