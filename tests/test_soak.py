@@ -26,7 +26,7 @@ from experiments.soak import chaos
 from experiments.soak.__main__ import main as soak_main
 from experiments.soak.chaos import Soak
 from experiments.soak.judge import ledger_steps
-from experiments.soak.recovery import Kill, kill_recoveries, restart_recoveries
+from experiments.soak.recovery import HeldActivity, Kill, kill_recoveries, restart_recoveries
 from experiments.soak.report import Spread
 from lab.catalog import load_task
 from settings import PROJECT_ROOT
@@ -45,6 +45,7 @@ def event(
         made.workflow_task_started_event_attributes.identity = identity
     elif kind == "scheduled":
         made.event_type = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        made.activity_task_scheduled_event_attributes.activity_id = str(event_id)
     elif kind == "activity":
         made.event_type = EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
         made.activity_task_started_event_attributes.identity = identity
@@ -58,25 +59,40 @@ def event(
 def test_a_kill_is_timed_by_the_run_it_hit_and_not_by_runs_elsewhere() -> None:
     histories = {
         # On the killed worker's sticky queue: goes on 1.2 s after the kill, on the other worker.
-        "sticky": [event(1, "workflow", 0.0, "1@h"), event(2, "workflow", 11.2, "2@h"), event(3, "done", 12.0)],
-        # An activity scheduled before the kill, started again (attempt 2) 2.5 s after it.
-        "retried": [
+        "sticky/1": [event(1, "workflow", 0.0, "1@h"), event(2, "workflow", 11.2, "2@h"), event(3, "done", 12.0)],
+        # Its activity held by the killed worker (attempt 1), started again 2.5 s after the kill.
+        "retried/1": [
             event(1, "workflow", 0.0, "2@h"),
             event(2, "scheduled", 9.0),
             event(3, "activity", 12.5, "2@h", attempt=2, scheduled=2),
             event(4, "done", 13.0),
         ],
+        # An activity retrying for its own reasons on the other worker (a service down): its
+        # last attempt starts long after the kill, which did not hold it.
+        "outage/1": [
+            event(1, "workflow", 0.0, "2@h"),
+            event(2, "scheduled", 5.0),
+            event(3, "activity", 90.0, "2@h", attempt=9, scheduled=2),
+            event(4, "done", 91.0),
+        ],
         # On the other worker the whole time: not hit, though its next task starts later.
-        "elsewhere": [event(1, "workflow", 9.5, "2@h"), event(2, "workflow", 16.0, "2@h"), event(3, "done", 17.0)],
+        "elsewhere/1": [event(1, "workflow", 9.5, "2@h"), event(2, "workflow", 16.0, "2@h"), event(3, "done", 17.0)],
         # Over before the kill.
-        "over": [event(1, "workflow", 0.0, "1@h"), event(2, "done", 1.0)],
+        "over/1": [event(1, "workflow", 0.0, "1@h"), event(2, "done", 1.0)],
     }
-    [recovery] = kill_recoveries([Kill(at=T0 + 10.0, identity="1@h")], histories)
-    # The longest wait among the runs it hit, and which run that was.
-    assert (round(recovery.wait_s, 3), recovery.run) == (2.5, "retried")
+    held = [HeldActivity(workflow_id="retried", activity_id="2", attempt=1)]
+    found = kill_recoveries([Kill(at=T0 + 10.0, identity="1@h", held=held)], histories)
+    # The longest wait among the runs it hit, and which run that was; the outage is not charged.
+    [recovery] = found.timed
+    assert (round(recovery.wait_s, 3), recovery.run) == (2.5, "retried/1")
     assert recovery.resumed_by == "EVENT_TYPE_ACTIVITY_TASK_STARTED"
     # A kill of a worker no run was on hits nothing.
-    assert kill_recoveries([Kill(at=T0 + 10.0, identity="3@h")], {"elsewhere": histories["elsewhere"]}) == []
+    assert kill_recoveries([Kill(at=T0 + 10.0, identity="3@h")], {"e/1": histories["elsewhere/1"]}).timed == []
+    # A held activity that failed again after its retry: counted, not timed (history keeps only
+    # its last attempt).
+    again = [HeldActivity(workflow_id="outage", activity_id="2", attempt=1)]
+    found = kill_recoveries([Kill(at=T0 + 10.0, identity="2@h", held=again)], {"outage/1": histories["outage/1"]})
+    assert (found.timed, found.retried_again) == ([], 1)
     [restart] = restart_recoveries([T0 + 10.0], histories)
     assert round(restart, 3) == 1.2
 

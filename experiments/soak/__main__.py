@@ -83,8 +83,10 @@ async def soak(
         restarts=len(run.restarts),
         runs=len(run.finished) + len(run.unfinished),
         tasks=dict(Counter(task.spec.id for task, _, _ in run.finished)),
-        recovery=Spread.of([r.wait_s for r in recovered]),
-        recovered=recovered,
+        recovery=Spread.of([r.wait_s for r in recovered.timed]),
+        recovered=recovered.timed,
+        retried_again=recovered.retried_again,
+        kill_log=run.kills,
         restart_recovery=Spread.of(restart_recoveries(run.restarts, histories)),
     )
     if report.passed and not keep:

@@ -8,9 +8,11 @@ import random
 import socket
 import sys
 import time
+from datetime import timedelta
 
 from rich import progress as rich_progress
 from rich.console import Console
+from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import WorkflowAlreadyStartedError
@@ -18,7 +20,7 @@ from temporalio.service import RPCError
 
 from contracts import RunRequest, RunResult
 from experiments.harness import LabCluster
-from experiments.soak.recovery import Kill
+from experiments.soak.recovery import HeldActivity, Kill
 from experiments.soak.report import RunProblem
 from experiments.trials.durable_trial import approve_what_waits
 from lab.catalog import Task
@@ -29,6 +31,8 @@ from workflows.outcome import run_result
 
 # A run this much longer than any task takes under faults is stuck: counted, not waited for.
 RUN_TIMEOUT_S = 600
+# How long a kill waits to learn which activities its victim runs.
+HELD_TIMEOUT = timedelta(seconds=1)
 
 
 class Soak:
@@ -41,6 +45,7 @@ class Soak:
         self.finished: list[tuple[Task, RunRequest, RunResult]] = []
         self.unfinished: list[RunProblem] = []
         self.chaos_done = asyncio.Event()
+        self.in_flight: dict[str, WorkflowHandle[AgentRunWorkflow, RunResult]] = {}
 
     @property
     def client(self) -> Client:
@@ -68,8 +73,26 @@ class Soak:
         while len(alive := [w for w in self.cluster.workers if w.returncode is None and w.pid is not None]) < 2:
             await asyncio.sleep(0.05)
         victim = self.rng.choice(alive)
-        self.kills.append(Kill(at=time.time(), identity=f"{victim.pid}@{socket.gethostname()}"))
+        identity = f"{victim.pid}@{socket.gethostname()}"
+        held = await self._held_by(identity)
+        self.kills.append(Kill(at=time.time(), identity=identity, held=held))
         victim.kill()
+
+    async def _held_by(self, identity: str) -> list[HeldActivity]:
+        """The activity attempts a worker is running, by the server's account: what a kill of
+        it hits (empty when the server does not answer in time, e.g. while it restarts)."""
+
+        async def held_in(workflow_id: str) -> list[HeldActivity]:
+            described = await self.in_flight[workflow_id].describe(rpc_timeout=HELD_TIMEOUT)
+            return [
+                HeldActivity(workflow_id=workflow_id, activity_id=pending.activity_id, attempt=pending.attempt)
+                for pending in described.raw_description.pending_activities
+                if pending.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+                and pending.last_worker_identity == identity
+            ]
+
+        found = await asyncio.gather(*(held_in(w) for w in list(self.in_flight)), return_exceptions=True)
+        return [activity for each in found if isinstance(each, list) for activity in each]
 
     async def keep_running(self) -> None:
         """Runs one after another, until the chaos is over."""
@@ -77,6 +100,7 @@ class Soak:
             task = next(self.tasks)
             request = build_request(task, "durable")
             handle = await self._start(request)
+            self.in_flight[request.run_id] = handle
             approver = asyncio.create_task(approve_what_waits(handle))
             try:
                 async with asyncio.timeout(RUN_TIMEOUT_S):
@@ -94,6 +118,7 @@ class Soak:
                 continue
             finally:
                 approver.cancel()
+                del self.in_flight[request.run_id]
             self.finished.append((task, request, result))
 
     async def _start(self, request: RunRequest) -> WorkflowHandle[AgentRunWorkflow, RunResult]:

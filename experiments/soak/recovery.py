@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
@@ -13,9 +13,18 @@ from temporalio.api.history.v1 import HistoryEvent
 _STARTED = (EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
 
 
+class HeldActivity(BaseModel):
+    """An activity attempt the killed worker was running, as the server saw it just before."""
+
+    workflow_id: str
+    activity_id: str
+    attempt: int
+
+
 class Kill(BaseModel):
     at: float
     identity: str
+    held: list[HeldActivity] = Field(default_factory=list)
 
 
 class Recovered(BaseModel):
@@ -29,37 +38,88 @@ class Recovered(BaseModel):
     resumed_by: str
 
 
-def kill_recoveries(kills: Sequence[Kill], histories: dict[str, list[HistoryEvent]]) -> list[Recovered]:
+class KillRecoveries(BaseModel):
+    timed: list[Recovered] = Field(default_factory=list)
+    # Kills whose held activity failed again after its first retry: history keeps only an
+    # activity's last attempt, so when the first retry started is not known.
+    retried_again: int = 0
+
+
+def kill_recoveries(kills: Sequence[Kill], histories: dict[str, list[HistoryEvent]]) -> KillRecoveries:
     """Per kill that hit a run's work, the longest any such run took to go on.
 
-    A run was hit when the last worker to take up its work before the kill was the one killed,
-    or when an activity in flight at the kill (scheduled before it, not yet started again) had
-    to start again after it (history keeps only an activity's last attempt, so the killed
-    attempt itself is not in it). It goes on at its first workflow or activity task started
-    after the kill."""
-    recovered = []
+    A run was hit when the killed worker held one of its activities (`Kill.held`, from the
+    server just before the kill), or was the last worker to take up its work before the kill.
+    A held activity goes on when its next attempt starts; any other hit run at its first
+    workflow or activity task started after the kill. An activity retrying for its own
+    reasons (a service down) is not charged to kills that did not hold it."""
+    found = KillRecoveries()
     for kill in kills:
         worst: Recovered | None = None
+        retried_again = False
         for run, events in histories.items():
             if not events or when(events[0]) > kill.at or when(events[-1]) < kill.at:
                 continue
-            before = [e for e in events if e.event_type in _STARTED and when(e) <= kill.at]
-            after = [e for e in events if e.event_type in _STARTED and when(e) > kill.at]
-            if not after:
-                continue
-            first = after[0]
-            retried = first.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED and (
-                first.activity_task_started_event_attributes.attempt > 1 and _scheduled_before(events, first, kill.at)
-            )
-            if not retried and not (before and _identity(before[-1]) == kill.identity):
+            held = [h for h in kill.held if run.split("/")[0] == h.workflow_id]
+            after = next((e for e in events if e.event_type in _STARTED and when(e) > kill.at), None)
+            if held:
+                first = _held_restarted(events, held, kill.at)
+                if first is None and _retried_again(events, held):
+                    retried_again = True
+                    continue
+                first = first or after
+            else:
+                before = [e for e in events if e.event_type in _STARTED and when(e) <= kill.at]
+                if not (before and _identity(before[-1]) == kill.identity):
+                    continue
+                first = after
+            if first is None:
                 continue
             wait = when(first) - kill.at
             if worst is None or wait > worst.wait_s:
                 resumed_by = EventType.Name(first.event_type)
                 worst = Recovered(at=kill.at, identity=kill.identity, run=run, wait_s=wait, resumed_by=resumed_by)
         if worst is not None:
-            recovered.append(worst)
-    return recovered
+            found.timed.append(worst)
+        elif retried_again:
+            found.retried_again += 1
+    return found
+
+
+def _held_restarted(events: list[HistoryEvent], held: list[HeldActivity], at: float) -> HistoryEvent | None:
+    """The started event of a held activity's next attempt, when history shows that attempt."""
+    for activity in held:
+        started = _started_of(events, activity.activity_id)
+        next_attempt = started is not None and started.activity_task_started_event_attributes.attempt
+        if started is not None and when(started) > at and next_attempt == activity.attempt + 1:
+            return started
+    return None
+
+
+def _retried_again(events: list[HistoryEvent], held: list[HeldActivity]) -> bool:
+    for activity in held:
+        started = _started_of(events, activity.activity_id)
+        if started is not None and started.activity_task_started_event_attributes.attempt > activity.attempt + 1:
+            return True
+    return False
+
+
+def _started_of(events: list[HistoryEvent], activity_id: str) -> HistoryEvent | None:
+    scheduled = {
+        e.event_id
+        for e in events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and e.activity_task_scheduled_event_attributes.activity_id == activity_id
+    }
+    return next(
+        (
+            e
+            for e in events
+            if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+            and e.activity_task_started_event_attributes.scheduled_event_id in scheduled
+        ),
+        None,
+    )
 
 
 def restart_recoveries(restarts: Sequence[float], histories: dict[str, list[HistoryEvent]]) -> list[float]:
@@ -76,8 +136,3 @@ def _identity(event: HistoryEvent) -> str:
     if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
         return event.workflow_task_started_event_attributes.identity
     return event.activity_task_started_event_attributes.identity
-
-
-def _scheduled_before(events: list[HistoryEvent], started: HistoryEvent, at: float) -> bool:
-    scheduled_id = started.activity_task_started_event_attributes.scheduled_event_id
-    return any(e.event_id == scheduled_id and when(e) <= at for e in events)

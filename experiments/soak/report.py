@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from experiments.soak.recovery import Recovered
+from experiments.soak.recovery import Kill, Recovered
 
 
 class Spread(BaseModel):
@@ -55,6 +55,10 @@ class SoakReport(Judgement):
     restart_recovery: Spread = Field(description="per restart: from stopping the server to any run going on")
     kept: str | None = Field(None, description="the soak's data directory, kept when a check failed or asked")
     recovered: list[Recovered] = Field(default_factory=list, description="each kill that hit a run, and that run")
+    retried_again: int = Field(
+        0, description="kills whose held activity failed again after its retry: not timed (history keeps its last try)"
+    )
+    kill_log: list[Kill] = Field(default_factory=list, description="every kill, and what its worker held")
 
     @property
     def passed(self) -> bool:
@@ -85,6 +89,8 @@ def print_report(report: SoakReport, out: Path) -> None:
     for name, spread in spreads.items():
         figures = " | ".join(seconds(value) for value in (spread.p50_s, spread.p95_s, spread.max_s))
         print(f"| {name} | {spread.count} | {figures} |")
+    if report.retried_again:
+        print(f"\n{report.retried_again} kills hit an activity that then failed again for its own reasons: not timed")
     print()
     for problem in report.problems:
         print(f"problem: {problem.run_id} ({problem.task_id}): {problem.problem}")
