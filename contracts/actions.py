@@ -50,6 +50,11 @@ class ReasonCode(StrEnum):
     SECRET_ACCESS = "secret_access"
     UNANALYZABLE_COMMAND = "unanalyzable_command"
     DYNAMIC_CODE = "dynamic_code"
+    # A file that runs code later, outside the run: a VCS hook, .envrc, a test entry point
+    # given network or process code (needs approval; refused under the stricter profiles)
+    PLANTED_PERSISTENCE = "planted_persistence"
+    # A path spelled to look like another: percent-encoded, backslashes, look-alike slashes
+    SUSPICIOUS_PATH = "suspicious_path"
     # The same call again on files it cannot have changed: it would tell the model nothing new
     REPEATED_ACTION = "repeated_action"
     # Allowed only with a person's approval
