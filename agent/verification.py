@@ -1,9 +1,11 @@
 """The verifier: a proposal crosses this boundary before anything happens.
 
 In order: is it a tool call, of a known tool, with arguments that fit the tool's schema, with
-paths that stay in the workspace, and (for commands) a command that, parsed for real, neither
-destroys, escapes, reaches the network nor reads secrets? Then: does this call need a person's
-approval, by the tool's own rule or because its risk is above the run's profile?
+paths spelled plainly that stay in the workspace, and (for commands) a command that, parsed for
+real, neither destroys, escapes, reaches the network, reads secrets nor exhausts the machine?
+Then: does this call need a person's approval, because it plants a file that runs code later
+(a hook, `.envrc`: refused outright under the stricter profiles), by the tool's own rule, or
+because its risk is above the run's profile?
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from pydantic import ValidationError
 
 from agent.feedback import gist
 from agent.fingerprint import workspace_fingerprint
-from agent.policy import check_command
+from agent.policy import check_command, runs_later
+from agent.policy.findings import Finding
+from agent.policy.path_spelling import spelling_message, suspicious_spelling
 from agent.tools.paths import resolve_in_workspace
 from agent.tools.registry import TOOLS
 from agent.tools.shell import RunCommandArgs
@@ -45,16 +49,23 @@ def verify(
     except ValidationError as error:
         return _reject(ReasonCode.INVALID_ARGUMENTS, describe_validation_error(error))
     for field in tool.path_fields:
+        if (why := suspicious_spelling(getattr(arguments, field))) is not None:
+            return _reject(ReasonCode.SUSPICIOUS_PATH, spelling_message(getattr(arguments, field), why))
         try:
             resolve_in_workspace(workspace, getattr(arguments, field))
         except PathOutsideWorkspace as error:
             return _reject(ReasonCode.PATH_OUTSIDE_WORKSPACE, str(error))
         except InvalidPath as error:
             return _reject(ReasonCode.INVALID_ARGUMENTS, str(error))
+    finding: Finding | None = None
     if isinstance(arguments, RunCommandArgs):
         finding = check_command(arguments.command, workspace)
-        if finding is not None:
-            return _reject(finding.code, finding.message)
+    elif tool.writes is not None:
+        path, content = (getattr(arguments, field) for field in tool.writes)
+        if (rule := runs_later.planted(path, content)) is not None:
+            finding = Finding(runs_later.REASON, runs_later.message(rule, path))
+    if finding is not None and not (finding.code == runs_later.REASON and profile.may_approve_planted):
+        return _reject(finding.code, finding.message)
     fingerprint = ""
     if executed is not None:
         fingerprint = workspace_fingerprint(workspace)
@@ -64,6 +75,10 @@ def verify(
                 f"the same call ran at step {earlier.step} on the same files and returned: {earlier.result}. "
                 "Running it again would tell you nothing new: change something first, or do something else",
             )
+    if finding is not None:  # a file that runs code later, under a profile where a person may allow it
+        return Verdict(
+            decision="needs_approval", reason_code=finding.code, message=finding.message, fingerprint=fingerprint
+        )
     if tool.approval_rule is not None and (reason := tool.approval_rule(arguments)):
         return Verdict(
             decision="needs_approval", reason_code=ReasonCode.APPROVAL_RULE, message=reason, fingerprint=fingerprint

@@ -26,5 +26,11 @@ class PolicyProfile(StrEnum):
             PolicyProfile.OPERATOR: RiskLevel.EXTERNAL_EFFECT,
         }[self]
 
+    @property
+    def may_approve_planted(self) -> bool:
+        """Whether a file that runs code later (a hook, `.envrc`) may be written with a person's
+        approval; the stricter profiles refuse it outright."""
+        return self in (PolicyProfile.DEVELOPER, PolicyProfile.OPERATOR)
+
     def permits(self, risk: RiskLevel) -> bool:
         return _ORDER.index(risk) <= _ORDER.index(self.ceiling)

@@ -16,7 +16,15 @@ from agent.policy.python_code import analyze_python
 from agent.policy.shell_parse import parse
 from agent.policy.wrappers import command_name, unwrap
 from contracts.actions import ReasonCode
-from tests.security_corpus import ATTACKS, BENIGN, EFFECTS
+from tests.security_corpus import (
+    ATTACKS,
+    BENIGN,
+    CATEGORY,
+    EFFECTS,
+    FILE_TOOL_ATTACKS,
+    FILE_TOOL_BENIGN,
+    KNOWN_FALSE_POSITIVES,
+)
 
 CANARY = "/tmp/policy-canary/canary.txt"
 PORT = 45679
@@ -36,12 +44,15 @@ def code_of(command: str, workspace: Path | None = None) -> ReasonCode | None:
 
 
 def test_corpus_is_large_and_covers_every_reason():
-    assert len(ATTACKS) >= 70
-    assert len(BENIGN) >= 45
-    ids = [entry[0] for entry in ATTACKS + BENIGN]
+    assert len(ATTACKS) >= 300
+    assert len(BENIGN) >= 200
+    assert len(set(CATEGORY.values())) >= 10
+    ids = [entry[0] for entry in ATTACKS + BENIGN + FILE_TOOL_ATTACKS + FILE_TOOL_BENIGN]
     assert len(ids) == len(set(ids))
+    assert set(CATEGORY) == {i for i, _, _ in ATTACKS}
     commands = {ReasonCode(code) for _, code, _ in ATTACKS}
     assert commands == {
+        ReasonCode.PLANTED_PERSISTENCE,
         ReasonCode.DESTRUCTIVE_COMMAND,
         ReasonCode.PRIVILEGE_CHANGE,
         ReasonCode.SANDBOX_ESCAPE,
@@ -66,7 +77,10 @@ def test_attack_is_refused_for_its_reason(attack_id: str, expected: ReasonCode, 
 
 @pytest.mark.parametrize(("benign_id", "kind", "command"), BENIGN, ids=[b[0] for b in BENIGN])
 def test_benign_command_is_allowed(benign_id: str, kind: str, command: str):
-    assert check_command(command) is None
+    if benign_id in KNOWN_FALSE_POSITIVES:
+        assert check_command(command) is not None, f"{benign_id} is allowed now: drop it from KNOWN_FALSE_POSITIVES"
+    else:
+        assert check_command(command) is None
 
 
 def test_block_rate_and_false_positive_rate():
@@ -77,7 +91,7 @@ def test_block_rate_and_false_positive_rate():
     print(f"\nattack block rate {block_rate:.1%} ({blocked}/{len(ATTACKS)}), "
           f"benign false positives {false_positive_rate:.1%} ({false_positives}/{len(BENIGN)})")  # fmt: skip
     assert block_rate == 1.0
-    assert false_positive_rate <= 0.05
+    assert false_positive_rate <= 0.02
 
 
 def test_public_surface():
@@ -315,7 +329,8 @@ def test_symlink_out_of_the_workspace_is_outside(tmp_path: Path):
         ("f(){ echo hi; }; f | f", None),
         ("while :; do sleep 1 & done", ReasonCode.RESOURCE_EXHAUSTION),
         ("until false; do x & done", ReasonCode.RESOURCE_EXHAUSTION),
-        ("while true; do sleep 1; done", None),
+        ("while true; do sleep 1; done", ReasonCode.RESOURCE_EXHAUSTION),  # endless, see test_resource_policy
+        ("while true; do sleep 1; [ -f done ] && break; done", None),
         ("kill %1", None),
         ("sleep 5 & kill $!", None),
         ("kill -9 -1", ReasonCode.DESTRUCTIVE_COMMAND),

@@ -9,16 +9,20 @@ from pathlib import Path
 
 from agent.policy.arguments import path_words
 from agent.policy.command_rules import command_findings
+from agent.policy.credential_tools import credential_findings
+from agent.policy.expansions import built_characters, taken_apart
 from agent.policy.findings import Finding, most_serious
 from agent.policy.interpreters import Code, embedded_code, settings_code
 from agent.policy.network_rules import network_findings
 from agent.policy.path_rules import judge_assignments, judge_path
 from agent.policy.paths import Where
+from agent.policy.persistence_rules import persistence_findings, python_plants
 from agent.policy.python_code import analyze_python
 from agent.policy.resources import resource_findings
 from agent.policy.secrets import dumps_environment, is_secret_variable
 from agent.policy.shell_model import ROOT_CWD, SimpleCommand
 from agent.policy.shell_parse import parse
+from agent.policy.system_config import system_config_findings
 from agent.policy.tool_scripts import tool_script_report
 from agent.policy.words import INDIRECT, Word
 from agent.policy.wrappers import Invocation, find_exec_commands, runs_outside_bin, unwrap
@@ -59,7 +63,7 @@ class _Checker:
         if script.errors:
             message = f"{origin} is not shell the verifier can parse ({script.errors[0]}): simplify it"
             return [Finding(ReasonCode.UNANALYZABLE_COMMAND, message)]
-        findings = resource_findings(script)
+        findings = resource_findings(script) + taken_apart(source, origin)
         for name in sorted(script.variables):
             if is_secret_variable(name):
                 shown = "an indirect ${!name} expansion" if name == INDIRECT else f"${name}"
@@ -78,6 +82,8 @@ class _Checker:
         invocation = unwrap(command.words, command.assignments)
         if invocation.wrappers:  # a wrapper may fetch by itself: `uv run --with pkg cmd`
             findings.extend(network_findings(Invocation(command.words)))
+            # `ionice -c1 -p 1` changes another process and runs nothing itself.
+            findings.extend(system_config_findings(Invocation(command.words)))
         findings.extend(judge_assignments(invocation.assignments, where))
         for directory in invocation.directories:
             findings.extend(judge_path(directory, where, "`env --chdir`"))
@@ -88,6 +94,7 @@ class _Checker:
             message = "setting IFS changes how every later word splits: leave IFS alone"
             findings.append(Finding(ReasonCode.UNANALYZABLE_COMMAND, message))
         if not invocation.argv:
+            findings.extend(persistence_findings(invocation, command))  # `> .envrc`, or a list's redirect
             if "env" in invocation.wrappers and not invocation.runs_nothing:
                 message = "`env` with no command prints every variable, secrets included: print only what you need"
                 findings.append(Finding(ReasonCode.SECRET_ACCESS, message))
@@ -115,6 +122,10 @@ class _Checker:
         if dump:
             findings.append(Finding(ReasonCode.SECRET_ACCESS, f"{dump}, secrets included: print only what you need"))
         findings.extend(command_findings(invocation, where))
+        findings.extend(credential_findings(invocation))
+        findings.extend(system_config_findings(invocation))
+        findings.extend(persistence_findings(invocation, command))
+        findings.extend(built_characters(name, args))
         findings.extend(network_findings(invocation))
         report = tool_script_report(name, args)
         findings.extend(report.findings)
@@ -145,6 +156,7 @@ class _Checker:
             where = Where(cwds, self.workspace)
             for literal in report.strings:
                 findings.extend(judge_path(literal, where, f"the Python code of {code.origin}"))
+            findings.extend(python_plants(text, report.strings, cwds))
         return findings
 
 

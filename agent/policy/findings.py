@@ -29,6 +29,8 @@ SEVERITY: tuple[ReasonCode, ...] = (
     ReasonCode.DYNAMIC_CODE,
     ReasonCode.UNANALYZABLE_COMMAND,
     ReasonCode.PATH_OUTSIDE_WORKSPACE,
+    # Last: the only finding a person may approve, so any other finding outranks it.
+    ReasonCode.PLANTED_PERSISTENCE,
 )
 
 

@@ -46,7 +46,7 @@ COMMAND_VARIABLES = {
     "GIT_ASKPASS", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE",
     "PROMPT_COMMAND", "BROWSER", "GIT_PROXY_COMMAND",
 }  # fmt: skip
-_GIT_COMMAND_KEYS = re.compile(
+GIT_COMMAND_KEYS = re.compile(
     r"(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy|hookspath)|sequence\.editor|diff\.external"
     r"|.*\.(textconv|command|driver|clean|smudge|process|program|cmd|helper|uploadpack|receivepack)"
     r"|credential\.helper|pager\..*|alias\..*)$",
@@ -59,6 +59,19 @@ _COMMAND_OPTIONS = {
     "zip": ("-TT", "--unzip-command"),
     "rsync": ("-e", "--rsh"),
 }  # fmt: skip
+
+
+# A perl program that is one substitution or transliteration, with no `e` flag (which would
+# evaluate the replacement) and no code blocks, interpolation or backticks anywhere in it.
+_PERL_SUBSTITUTION = re.compile(
+    r"\s*(?:s|tr|y)(?P<d>[/|#,!])(?:(?!(?P=d))[^$@`\\]|\\[^\n]){0,400}(?P=d)"
+    r"(?:(?!(?P=d))[^$@`\\]|\\[^\n]){0,400}(?P=d)[gimsxrcdu]*\s*;?\s*"
+)
+
+
+def _plain_substitution(program: str) -> bool:
+    # `(?{ ... })` and `(??{ ... })` run perl code from inside a pattern.
+    return _PERL_SUBSTITUTION.fullmatch(program) is not None and "(?{" not in program and "(??{" not in program
 
 
 @dataclass(frozen=True)
@@ -100,12 +113,12 @@ def settings_code(name: str | None, args: tuple[Word, ...], assignments: tuple[t
     if name == "git":
         for index, text in enumerate(texts):
             pair = texts[index + 1] if text == "-c" and index + 1 < len(texts) else None
-            if pair and "=" in pair and _GIT_COMMAND_KEYS.match(pair.split("=", 1)[0]):
+            if pair and "=" in pair and GIT_COMMAND_KEYS.match(pair.split("=", 1)[0]):
                 found.append(Code("shell", Word.literal(pair.split("=", 1)[1].lstrip("!")), f"`git -c {pair}`"))
         if "config" in texts:
             operands = [a for a in args[texts.index("config") + 1 :] if not (a.text or "").startswith("-")]
             key = operands[0].text if operands else None
-            if len(operands) >= 2 and key and _GIT_COMMAND_KEYS.match(key):
+            if len(operands) >= 2 and key and GIT_COMMAND_KEYS.match(key):
                 value = operands[1]
                 value = Word.literal(value.text.lstrip("!")) if value.text is not None else value
                 found.append(Code("shell", value, f"`git config {key}`"))
@@ -176,6 +189,8 @@ def _other(name: str, args: tuple[Word, ...], stdin: Stdin | None) -> list[Code]
         short = text.startswith("-") and not text.startswith("--") and any(ch in letters for ch in text[1:])
         if short or text in _LONG_INLINE or (name == "deno" and text == "eval"):
             code = args[index + 1] if index + 1 < len(args) else Word.literal("")
+            if name == "perl" and code.text is not None and _plain_substitution(code.text):
+                return []  # `perl -pi -e 's/a/b/g'`: a substitution runs no code
             return [Code("other", code, f"`{name} {text}`")]
     if not any(not (a.text or "-").startswith("-") for a in args):
         return _from_stdin("other", name, stdin)

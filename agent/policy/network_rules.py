@@ -55,6 +55,8 @@ _FETCHING = {
 _OFFLINE = {"--offline", "--no-index", "--frozen-lockfile-offline"}
 _GIT_REMOTE = {"clone", "fetch", "pull", "push", "ls-remote", "send-email", "request-pull", "fetch-pack", "send-pack"}
 _GIT_VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
+# Runners that, told not to install, run a package already in the project (`npx --no-install tsc`).
+_LOCAL_RUNNERS = {"npx": {"--no-install", "--no"}, "pnpx": {"--offline"}, "bunx": {"--no-install"}}
 _PYTHON_SERVERS = {"http.server", "SimpleHTTPServer", "smtpd", "xmlrpc.server", "webbrowser", "ftplib", "smtplib"}
 _REMOTE_PATH = re.compile(r"^(rsync://|[\w.@-]+::?)")
 
@@ -63,8 +65,10 @@ def network_findings(inv: Invocation) -> list[Finding]:
     name = inv.name or ""
     args = inv.args
     texts = [a.text or "" for a in args]
-    if name in _CLIENTS:
+    if name in _CLIENTS and not (name in _LOCAL_RUNNERS and _LOCAL_RUNNERS[name] & set(texts)):
         return [_refuse(f"`{name}` reaches the network")]
+    if name in ("pip", "python") and _installs_local_wheels(name, texts):
+        return []
     if name == "rsync" and any(_REMOTE_PATH.match(t) for t in texts if not t.startswith("-")):
         return [_refuse("`rsync` to or from a remote host reaches the network")]
     if name == "openssl" and texts[:1] == ["s_client"]:
@@ -136,3 +140,15 @@ def _refuse(message: str) -> Finding:
     return Finding(
         ReasonCode.NETWORK_ACCESS, message + ": commands run without network, so use what is in the workspace"
     )
+
+
+def _installs_local_wheels(name: str, texts: list[str]) -> bool:
+    """`pip install --no-deps dist/app-0.1-py3-none-any.whl`: a built wheel from the workspace,
+    with nothing else to fetch."""
+    if name == "python":
+        if texts[:2] != ["-m", "pip"]:
+            return False
+        texts = texts[2:]
+    targets = [t for t in texts[1:] if not t.startswith("-")]
+    offline = "--no-deps" in texts or "--no-index" in texts
+    return texts[:1] == ["install"] and offline and bool(targets) and all(t.endswith(".whl") for t in targets)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from agent.policy.findings import Finding
+from agent.policy.python_resources import python_resource_findings
 from agent.policy.words import DYNAMIC, Word
 from contracts.actions import ReasonCode
 
@@ -39,6 +40,10 @@ _DYNAMIC_MODULES |= {"sys.modules", "builtins", "os.__dict__"}
 _DYNAMIC_BUILTINS = {"eval", "exec", "compile", "__import__", "execfile", "globals", "vars", "breakpoint"}
 _DYNAMIC_DUNDERS = {"__subclasses__", "__globals__", "__builtins__", "__code__", "__getattribute__", "__import__"}
 _HOME = {"pathlib.Path.home", "pathlib.Path.expanduser", "os.path.expanduser"}
+# The system's keyrings: passwords and tokens, read through a library rather than a path.
+_KEYRINGS = {"keyring", "keyrings", "secretstorage", "gnomekeyring", "win32cred", "keychain"}
+# Parts of importlib that read installed packages' metadata and data files, and import nothing.
+_METADATA = ("importlib.metadata", "importlib.resources", "importlib_metadata", "importlib_resources")
 
 _RULES: tuple[tuple[ReasonCode, str], ...] = (
     (ReasonCode.NETWORK_ACCESS, "uses `{}`: commands have no network access"),
@@ -50,6 +55,7 @@ _RULES: tuple[tuple[ReasonCode, str], ...] = (
     (ReasonCode.DESTRUCTIVE_COMMAND, "signals other processes with `{}`"),
     (ReasonCode.DYNAMIC_CODE, "runs code built at run time with `{}`"),
     (ReasonCode.PATH_OUTSIDE_WORKSPACE, "reaches outside the workspace with `{}`"),
+    (ReasonCode.SECRET_ACCESS, "reads the system's keyring with `{}`"),
 )
 
 
@@ -70,6 +76,7 @@ def analyze_python(code: str, origin: str) -> PythonReport:
         report.findings.append(Finding(ReasonCode.UNANALYZABLE_COMMAND, message))
         return report
     aliases = _aliases(tree)
+    report.findings.extend(python_resource_findings(tree, lambda node: _dotted(node, aliases), origin))
     for node in ast.walk(tree):
         for name in _names_used(node, aliases):
             code_and_message = _classify(name)
@@ -138,6 +145,8 @@ def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
 
 def _classify(name: str) -> tuple[ReasonCode, str] | None:
     prefixes = [".".join(name.split(".")[: i + 1]) for i in range(name.count(".") + 1)]
+    if name.startswith(_METADATA):
+        return None
     checks = (
         (_NETWORK, 0),
         (_PROCESS, 1),
@@ -148,6 +157,7 @@ def _classify(name: str) -> tuple[ReasonCode, str] | None:
         (_KILL, 6),
         (_DYNAMIC_MODULES | _DYNAMIC_BUILTINS | _DYNAMIC_DUNDERS | {"getattr with a computed name"}, 7),
         (_HOME, 8),
+        (_KEYRINGS, 9),
     )
     for names, rule in checks:
         if any(prefix in names for prefix in prefixes):

@@ -1,9 +1,14 @@
-"""Resource exhaustion visible in the shape of a script: fork bombs and job-spawning loops."""
+"""Resource exhaustion visible in the shape of a script: fork bombs, endless loops, loops of a
+million rounds; and, through `resource_rules`, in each of its commands."""
 
 from __future__ import annotations
 
+import math
+
 from agent.policy.findings import Finding
-from agent.policy.shell_model import Script
+from agent.policy.resource_rules import MOST_ROUNDS, resource_command_findings
+from agent.policy.shell_model import Loop, Script
+from agent.policy.wrappers import unwrap
 from contracts.actions import ReasonCode
 
 
@@ -18,7 +23,24 @@ def resource_findings(script: Script) -> list[Finding]:
             shown = loop.raw[:40]
             message = f"an endless loop starts background jobs ({shown!r}): give it an end and wait for its jobs"
             findings.append(Finding(ReasonCode.RESOURCE_EXHAUSTION, message))
+        else:
+            findings.extend(_loop_findings(loop))
+    for command in script.commands:
+        if command.words:
+            findings.extend(resource_command_findings(unwrap(command.words, command.assignments), command))
     return findings
+
+
+def _loop_findings(loop: Loop) -> list[Finding]:
+    shown = loop.raw if len(loop.raw) <= 50 else loop.raw[:47] + "..."
+    if (loop.infinite or loop.iterations == math.inf) and not loop.leaves:
+        # Even `while true; do sleep 1; done` holds the command until it is killed.
+        message = f"the loop `{shown}` never ends: give it a condition, a `break`, or a fixed count"
+        return [Finding(ReasonCode.RESOURCE_EXHAUSTION, message)]
+    if loop.iterations is not None and MOST_ROUNDS < loop.iterations < math.inf:
+        message = f"the loop `{shown}` runs {loop.iterations:,.0f} rounds: keep it under {MOST_ROUNDS:,}"
+        return [Finding(ReasonCode.RESOURCE_EXHAUSTION, message)]
+    return []
 
 
 def _fork_bomb(script: Script) -> str | None:

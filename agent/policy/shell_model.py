@@ -49,6 +49,9 @@ class SimpleCommand:
     # Runs in the background or as one stage of a pipeline: a new process each time.
     spawns: bool = False
     raw: str = ""
+    # The next stage of its pipeline, which reads what this command prints (`yes | head`);
+    # a compound stage (`| while read l; do ...; done`) stands here as a command without words.
+    pipes_to: SimpleCommand | None = None
 
     @property
     def name(self) -> Word | None:
@@ -60,6 +63,10 @@ class Loop:
     raw: str
     infinite: bool
     starts_jobs: bool
+    # A `break` of this loop, `exit` or `return` in its body: an infinite loop can still end.
+    leaves: bool = False
+    # At least how many rounds a `for` loop runs, when that is known.
+    iterations: float | None = None
 
 
 @dataclass(frozen=True)

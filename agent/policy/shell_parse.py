@@ -12,13 +12,17 @@ from dataclasses import replace
 
 from tree_sitter import Node
 
+from agent.policy.loop_facts import c_style_iterations, for_iterations, leaves
 from agent.policy.shell_commands import CommandWalker, Context, output_of
 from agent.policy.shell_model import ROOT_CWD, SOMEWHERE_INSIDE, Loop, Script, SimpleCommand
 from agent.policy.shell_state import State, identifiers_in
 from agent.policy.syntax import descendants, error_snippets, parse_tree, test_leaves, text
 from agent.policy.words import Word
 
-_INFINITE_CONDITIONS = {"while": {"true", ":"}, "until": {"false"}}
+_INFINITE_CONDITIONS = {
+    "while": {"true", ":", "/bin/true", "[ 1 ]", "[[ 1 ]]", "((1))"},
+    "until": {"false", "/bin/false"},
+}
 _DIRECTORY_CHANGES = {"cd", "pushd", "popd"}
 
 
@@ -115,6 +119,8 @@ class _Walker(CommandWalker):
     def pipeline(self, stages: list[Node], state: State, ctx: Context, first: SimpleCommand | None = None) -> None:
         """Every stage runs in its own subshell and reads the previous stage's output."""
         previous = first
+        # Where each stage's command is in self.commands (None for a compound stage).
+        positions: list[int | None] = [len(self.commands) - 1] if first is not None else []
         for index, stage in enumerate(stages):
             stdin = output_of(previous) if index > 0 or first is not None else ctx.stdin
             before = len(self.commands)
@@ -122,6 +128,19 @@ class _Walker(CommandWalker):
             emitted = self.commands[before:]
             single = len(emitted) == 1 and stage.type in ("command", "redirected_statement")
             previous = emitted[0] if single else None
+            positions.append(before if single else None)
+        self.link_stages(positions, ([first.raw] if first is not None else []) + [text(s) for s in stages])
+
+    def link_stages(self, positions: list[int | None], texts: list[str]) -> None:
+        """Tell every stage what reads its output, last stage first so the chain is whole."""
+        reader: SimpleCommand | None = None
+        for position, raw in reversed(list(zip(positions, texts, strict=True))):
+            if position is None:
+                reader = SimpleCommand(words=(), raw=raw)
+                continue
+            if reader is not None:
+                self.commands[position] = replace(self.commands[position], pipes_to=reader)
+            reader = self.commands[position]
 
     def redirected(self, node: Node, state: State, ctx: Context) -> None:
         body = node.child_by_field_name("body")
@@ -131,9 +150,11 @@ class _Walker(CommandWalker):
         if body is not None and body.type == "command":
             self.command(body, state, inner, found.redirects)
         else:
-            self.emit(node, state, inner, (), redirects=found.redirects)
+            # tree-sitter hangs `a && cd x && b > f` 's redirect on the whole list; the shell
+            # applies it to `b`, so it is judged where the list leaves the shell.
             if body is not None:
                 self.statement(body, state, inner)
+            self.emit(node, state, inner, (), redirects=found.redirects)
         for extra in found.trailing:
             if extra.type == "pipeline":
                 stages = [c for c in extra.children if c.is_named]
@@ -194,9 +215,13 @@ class _Walker(CommandWalker):
         inside = state.copy()
         reader = self.reader(inside, ctx)
         infinite = False
+        iterations: float | None = None
         if node.type == "for_statement":
             variable = text(node.child_by_field_name("variable"))
-            values = [reader.word(v) for v in node.children_by_field_name("value")]
+            value_nodes = node.children_by_field_name("value")
+            before = len(self.commands)
+            values = [reader.word(v) for v in value_nodes]
+            iterations = for_iterations(value_nodes, self.commands[before:])
             if values and all(v.values is not None for v in values):
                 inside.env[variable] = tuple(x for v in values for x in v.values or ())
         elif node.type == "c_style_for_statement":
@@ -204,6 +229,8 @@ class _Walker(CommandWalker):
                 for part in node.children_by_field_name(header):
                     reader.scan(part)
             infinite = node.child_by_field_name("condition") is None
+            parts = [text(node.child_by_field_name(header)) for header in ("initializer", "condition", "update")]
+            iterations = c_style_iterations(*parts)
         else:
             conditions = [c for c in node.children_by_field_name("condition") if c.is_named]
             for condition in conditions:
@@ -213,7 +240,9 @@ class _Walker(CommandWalker):
         if body is not None:
             self.block(body, inside, ctx)
         starts_jobs = body is not None and bool(descendants(body, "&"))
-        self.loops.append(Loop(raw=text(node), infinite=infinite, starts_jobs=starts_jobs))
+        leaving = body is not None and leaves(body)
+        loop = Loop(text(node), infinite, starts_jobs, leaves=leaving, iterations=iterations)
+        self.loops.append(loop)
         state.absorb(inside)
 
 

@@ -21,6 +21,7 @@ from agent.policy.escapes import (
     unescape_heredoc,
     unescape_word,
 )
+from agent.policy.expansion_values import expanded
 
 # Stands for a part of a word that only exists at run time, in `Word.pattern`.
 DYNAMIC = "\x00"
@@ -32,6 +33,9 @@ MAX_VALUES = 64
 # PWD is the current directory, i.e. "." wherever the command runs.
 _PLACE_VARIABLES = {"HOME": "~", "PWD": ".", "TMPDIR": "/tmp"}
 
+# mktemp given a template with no directory part but `./`: the name it makes is in the
+# current directory (without a template, or with -p/-t, it is under /tmp).
+_MKTEMP_IN_PLACE = re.compile(r"\$\(\s*mktemp(?:\s+-[dqu]+)*\s+(?P<template>(?:\./)?[\w.-]*XXX[\w.-]*)\s*\)")
 # Stands for an indirect expansion `${!name}` among the variables a script expands.
 INDIRECT = "${!name}"
 
@@ -139,6 +143,9 @@ class WordReader:
             # `$(pwd)` is the current directory, like $PWD.
             if re.fullmatch(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`", node.text.decode()):
                 return (".",)
+            # `$(mktemp -d ./tmp.XXXXXX)`: a new name in the workspace, like the template.
+            if made := _MKTEMP_IN_PLACE.fullmatch(node.text.decode()):
+                return (made.group("template"),)
             # Known output stays a hint (judged as a path), not a value: the command's name or a
             # file it deletes must not hang on `echo` printing what it seems to.
             if output is not None and kind == "command_substitution":
@@ -195,6 +202,10 @@ class WordReader:
                     hints.extend(value for part in found if part is not None for value in part)
         if not operators and len(names) == 1 and len(children) == 3:
             return self._variable(names[0])
+        if len(names) == 1 and names[0] in self._env and not operators & (_DEFAULT_OPERATORS | {"!"}):
+            # `${F#X}`, `${F:1}`, `${#F}` of a value the script set: computed, so the result is judged.
+            self._on_variable(names[0])
+            return expanded(self._env[names[0]], node)
         for name in names:
             self._on_variable(name)
         return None

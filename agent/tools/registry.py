@@ -36,6 +36,9 @@ class Tool:
     run: ToolRun
     # Argument fields that name workspace paths; the verifier confines them.
     path_fields: tuple[str, ...] = ()
+    # The fields naming the file a call writes and the text it writes there: the verifier asks
+    # `agent.policy.runs_later` whether that file runs code later (a hook, `.envrc`, CI).
+    writes: tuple[str, str] | None = None
     # Whether the tool acts on anything outside its workspace.
     external_effects: bool = False
     probe: ToolProbe | None = None
@@ -103,6 +106,7 @@ _TOOLS = (
         RiskLevel.WRITE,
         _bounded(files.write_file),
         path_fields=("path",),
+        writes=("path", "content"),
     ),
     Tool(
         "replace_in_file",
@@ -111,6 +115,7 @@ _TOOLS = (
         RiskLevel.WRITE,
         _bounded(files.replace_in_file),
         path_fields=("path",),
+        writes=("path", "new"),
     ),
     Tool(
         "edit_lines",
@@ -119,6 +124,7 @@ _TOOLS = (
         RiskLevel.WRITE,
         _bounded(files.edit_lines),
         path_fields=("path",),
+        writes=("path", "new"),
     ),
     Tool(
         "run_command",

@@ -1,0 +1,38 @@
+"""Reading a program's options the way getopt does: `-c 100`, `-c100`, `--bytes=100`, `-fn 20`."""
+
+from __future__ import annotations
+
+
+def option_values(args: list[str], *names: str) -> list[str]:
+    """Every value given to one of the options `names` (`-c`, `--bytes`, xxd's `-len`)."""
+    values: list[str] = []
+    for index, arg in enumerate(args):
+        if arg in names:
+            if index + 1 < len(args):
+                values.append(args[index + 1])
+            continue
+        for name in names:
+            if name.startswith("--") and arg.startswith(name + "="):
+                values.append(arg[len(name) + 1 :])
+            elif len(name) == 2 and arg.startswith(name) and not arg.startswith("--"):
+                values.append(arg[2:])
+    return values
+
+
+def short_letters(args: list[str], valued: str) -> set[str]:
+    """The one-letter options used, clusters split (`-bn1` is b and n); `valued` letters take
+    a value, which ends the cluster or is the next word."""
+    letters: set[str] = set()
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if not arg.startswith("-") or arg.startswith("--") or arg == "-":
+            continue
+        for position, letter in enumerate(arg[1:], start=1):
+            letters.add(letter)
+            if letter in valued:
+                skip = position == len(arg) - 1  # `-n 5`: the value is the next word
+                break
+    return letters
