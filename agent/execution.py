@@ -25,7 +25,7 @@ from agent.sandbox import CommandOutcome, current_sandbox
 from agent.tools.context import ToolContext
 from agent.tools.registry import TOOLS, Tool, ToolProbe
 from agent.verification import describe_validation_error
-from contracts import ExecuteToolInput, ToolResult
+from contracts import ExecuteToolInput, ResourceLimit, ToolResult
 from contracts.errors import ToolError, ToolUnavailable
 
 
@@ -114,9 +114,11 @@ async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult
     if isinstance(outcome, CommandOutcome):
         return base.model_copy(
             update={
-                "ok": not outcome.timed_out,
+                # A limit that stopped the command is a failed call the model reads, not a crash.
+                "ok": not outcome.timed_out and outcome.limit is None,
                 "output": outcome.output,
-                "error": "timed out" if outcome.timed_out else None,
+                "error": outcome.limit_message or ("timed out" if outcome.timed_out else None),
+                "limit": outcome.limit or (ResourceLimit.WALL_TIME if outcome.timed_out else None),
                 "exit_code": outcome.exit_code,
                 "timed_out": outcome.timed_out,
                 "truncated": outcome.truncated,

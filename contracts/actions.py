@@ -114,6 +114,17 @@ class ArtifactRef(BaseModel):
     path: str
 
 
+class ResourceLimit(StrEnum):
+    """A sandbox limit that stopped a command (agent.sandbox.containment)."""
+
+    MEMORY = "memory"
+    PROCESSES = "processes"
+    DISK = "disk"
+    CPU_TIME = "cpu_time"
+    WALL_TIME = "wall_time"
+    OUTPUT = "output"
+
+
 class ToolResult(BaseModel):
     tool: str
     ok: bool
@@ -137,8 +148,12 @@ class ToolResult(BaseModel):
     # The failure was the lab's own, injected by an experiment's fault plan (a tool timeout),
     # not the tool's: the record says so, so that no one mistakes it for the tool's behaviour.
     fault_injected: bool = False
+    # The sandbox limit that stopped the command, when one did; `error` says what it measured.
+    limit: ResourceLimit | None = None
 
     def summary(self) -> str:
+        if self.limit is not None and self.limit != ResourceLimit.WALL_TIME:
+            return f"{self.tool}: stopped at its {self.limit} limit: {self.error}"
         if self.timed_out:
             return f"{self.tool}: timed out"
         if not self.ok:

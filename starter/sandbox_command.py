@@ -34,6 +34,8 @@ async def sandbox_exec(backend: str, workspace: Path, command: list[str], timeou
             f"note: commands run as nobody (uid {NOBODY}); this workspace belongs to root, so they cannot write to it"
         )
     print(f"exit code: {'timed out' if outcome.timed_out else outcome.exit_code} ({outcome.duration_ms:.0f} ms)")
+    if outcome.limit is not None:
+        print(f"stopped at its {outcome.limit} limit: {outcome.limit_message}")
     print("output:")
     print(outcome.output, end="" if outcome.output.endswith("\n") else "\n")
     if outcome.artifact:

@@ -80,6 +80,21 @@ def test_sandbox_overhead_times_each_backend_that_runs_here_and_says_why_not_for
             assert row["median ms"] == row["p95 ms"] == "", row
 
 
+def test_containment_measures_each_attack_against_its_bound_and_probes_the_host() -> None:
+    output = quick("containment")
+    assert output.startswith("whole-command limits enforced here:")
+    found = tables(output)
+    if not runs_here("bubblewrap"):
+        [[row]] = found
+        assert "cannot sandbox here" in row["attack"], row
+        return
+    attacks, [probe] = found
+    assert len(attacks) == 15 and all(row["named limit"] for row in attacks), attacks
+    for row in attacks:
+        assert number(row["bound"].split()[0]) > 0 and number(row["seconds"]) >= 0, row
+    assert number(probe["probes"]) > 0 and number(probe["max ms"]) >= number(probe["median ms"]) > 0, probe
+
+
 def runs_here(backend: str) -> bool:
     try:
         select_sandbox(backend)

@@ -208,11 +208,10 @@ async def test_a_run_at_its_process_limit_leaves_the_others_their_processes(tmp_
         path.mkdir()
         os.chown(path, *workspace_owner(path.name))
     sandbox = BubblewrapSandbox()
-    limit = Limits().processes
-    assert limit is not None
-    # Fork until the kernel refuses, then hold every process: a fork bomb's worst case, without
-    # its habit of dying out. It holds until it is cancelled below (which kills the sandbox's
-    # process group), however long a loaded machine takes.
+    # Fork until the kernel refuses (at the run's control group's limit, or its user's), then
+    # hold every process: a fork bomb's worst case, without its habit of dying out. It holds
+    # until it is cancelled below (which kills the sandbox's process group), however long a
+    # loaded machine takes.
     hold = (
         "import os, time\n"
         "try:\n"
@@ -221,15 +220,18 @@ async def test_a_run_at_its_process_limit_leaves_the_others_their_processes(tmp_
         "            time.sleep(300)\n"
         "            os._exit(0)\n"
         "except OSError:\n"
+        "    open('full', 'w').close()\n"
         "    time.sleep(300)\n"
     )
     filling = asyncio.create_task(sandbox.run(f"python -c {shlex.quote(hold)}", full, 300))
     try:
         deadline = time.monotonic() + 60
-        while processes_of(command_user(full)[0]) < limit:
+        while not (full / "full").exists():
             assert not filling.done(), filling.result()
             assert time.monotonic() < deadline, "the run never reached its process limit"
             await asyncio.sleep(0.1)
+        limit = Limits().processes
+        assert limit is not None and 100 < processes_of(command_user(full)[0]) <= limit
         # Forty processes at once: with one user for every workspace this fails with the
         # other run at the limit ("Cannot fork").
         busy = await sandbox.run("for i in $(seq 40); do sleep 0.2 & done; wait && echo all-started", beside, 60)

@@ -13,18 +13,24 @@ import contextlib
 import os
 import secrets
 import signal
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from agent.sandbox.base import Limits, MiB
 from agent.sandbox.bubblewrap import BubblewrapSandbox, available
+from agent.sandbox.disk_quota import measure
 from agent.sandbox.identity import workspace_owner
+from agent.tools.context import ToolContext
+from agent.tools.registry import TOOLS
 from agent.verification import verify
 from contracts import ActionProposal
+from contracts.errors import ToolError
 from tests.conftest import counting_listener
-from tests.security_corpus import ATTACKS, BENIGN, EFFECTS
+from tests.security_corpus import ATTACKS, BENIGN, CATEGORY, EFFECTS, FILE_TOOL_ATTACKS, FILE_TOOL_BENIGN
 
 pytestmark = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here")
 
@@ -39,6 +45,22 @@ CONTROL_PRECONDITIONS = {
     "network-python-m-pip": "python3 -m pip --version",
     "network-pip": "pip --version",
 }
+
+
+# The corpus runs under limits small enough to be reached in a few seconds.
+CORPUS_LIMITS = Limits(
+    cpu_seconds=2,
+    memory_bytes=256 * MiB,
+    processes=64,
+    disk_bytes=32 * MiB,
+    disk_files=5000,
+    tmp_bytes=16 * MiB,
+    file_bytes=32 * MiB,
+    output_bytes=16 * MiB,
+)
+CORPUS_TIMEOUT_S = 3
+# What a fast writer adds between two checks of the quota (docs/security.md, containment).
+DISK_SLACK = 32 * MiB
 
 
 @dataclass
@@ -100,31 +122,75 @@ def run_command(command: str) -> ActionProposal:
 
 
 def test_rates(canaries: Canaries, workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Every attack blocked, at most 5% of benign commands refused; the rates are printed."""
-    blocked = [i for i, _, t in ATTACKS if not verify(workspace, run_command(canaries.command(t))).allowed]
+    """Every attack refused (rejected or sent for approval), at most 2% of benign actions
+    refused; the rates are printed per category."""
+    per_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for attack_id, _, template in ATTACKS:
+        counts = per_category[CATEGORY[attack_id]]
+        counts[1] += 1
+        counts[0] += not verify(workspace, run_command(canaries.command(template))).allowed
+    for _, _, tool, arguments in FILE_TOOL_ATTACKS:
+        counts = per_category["file tools: paths and planted files"]
+        counts[1] += 1
+        counts[0] += not verify(workspace, ActionProposal(tool=tool, arguments=arguments)).allowed
     refused = [i for i, _, command in BENIGN if not verify(workspace, run_command(command)).allowed]
-    block_rate = len(blocked) / len(ATTACKS)
-    false_positive_rate = len(refused) / len(BENIGN)
+    refused += [
+        i for i, _, t, a in FILE_TOOL_BENIGN if not verify(workspace, ActionProposal(tool=t, arguments=a)).allowed
+    ]
+    benign = len(BENIGN) + len(FILE_TOOL_BENIGN)
     with capsys.disabled():
-        print(
-            f"\nsecurity corpus: {len(blocked)}/{len(ATTACKS)} attacks blocked ({block_rate:.1%}), "
-            f"{len(refused)}/{len(BENIGN)} benign commands refused ({false_positive_rate:.1%})"
-        )
-    assert len(ATTACKS) >= 60 and len(BENIGN) >= 40
-    assert block_rate == 1.0, sorted(set(i for i, _, _ in ATTACKS) - set(blocked))
-    assert false_positive_rate <= 0.05, refused
+        print("\nrefused by the verifier, per category:")
+        for category, (blocked, total) in sorted(per_category.items()):
+            print(f"  {category:40} {blocked:4}/{total:<4} ({blocked / total:.0%})")
+        print(f"benign actions refused: {len(refused)}/{benign} ({len(refused) / benign:.1%}): {sorted(refused)}")
+    assert len(ATTACKS) >= 300 and len(BENIGN) >= 200
+    assert all(blocked == total for blocked, total in per_category.values()), dict(per_category)
+    assert len(refused) / benign <= 0.02, refused
 
 
 @pytest.mark.parametrize(("attack_id", "template"), [(i, t) for i, _, t in ATTACKS], ids=[i for i, _, _ in ATTACKS])
 async def test_an_attack_with_the_verifier_bypassed_harms_no_canary(
     canaries: Canaries, workspace: Path, attack_id: str, template: str
 ) -> None:
+    """Straight into the sandbox, under small limits: no canary harmed, and the workspace, the
+    processes and the memory held to their bounds (a limit hit is named in the outcome)."""
     canaries.reset()
     command = canaries.command(template)
     assert not verify(workspace, run_command(command)).allowed
-    outcome = await BubblewrapSandbox().run(command, workspace, timeout_s=5)
+    outcome = await BubblewrapSandbox(CORPUS_LIMITS).run(command, workspace, timeout_s=CORPUS_TIMEOUT_S)
     await asyncio.sleep(0.05)  # a connection attempt in flight reaches the listener by now
     assert canaries.harmed(outcome.output) == [], outcome.output[-500:]
+    grown = (await asyncio.to_thread(measure, workspace)).bytes
+    assert grown <= CORPUS_LIMITS.disk_bytes + DISK_SLACK, f"the workspace grew to {grown} bytes"
+    usage = outcome.usage
+    if usage.processes_peak is not None:
+        assert usage.processes_peak <= (CORPUS_LIMITS.processes or 0)
+    if usage.memory_peak_bytes is not None:
+        assert usage.memory_peak_bytes <= CORPUS_LIMITS.memory_bytes
+    assert outcome.duration_ms < (CORPUS_TIMEOUT_S + 5) * 1000
+    if CATEGORY[attack_id] == "resource exhaustion" and outcome.exit_code != 0:
+        # Stopped: by a limit it names, by its timeout, or by a refusal of the kernel it reports.
+        assert outcome.limit is not None or outcome.timed_out or outcome.exit_code is not None
+
+
+@pytest.mark.parametrize(
+    ("attack_id", "tool", "arguments"),
+    [(i, t, a) for i, _, t, a in FILE_TOOL_ATTACKS],
+    ids=[a[0] for a in FILE_TOOL_ATTACKS],
+)
+async def test_a_file_tool_attack_with_the_verifier_bypassed_stays_in_the_workspace(
+    canaries: Canaries, workspace: Path, attack_id: str, tool: str, arguments: dict
+) -> None:
+    """A planted file lands in the workspace (where the lab never runs it: checkpoints keep
+    their own git directory), and an odd spelling names a file inside it or fails."""
+    canaries.reset()
+    spec = TOOLS[tool]
+    context = ToolContext(workspace, "run", "world", 1, "key", sandbox=None)
+    with contextlib.suppress(ToolError):
+        await spec.run(context, spec.arguments.model_validate(arguments))
+    assert canaries.harmed("") == []
+    outside = [p for p in workspace.parent.iterdir() if p.name != workspace.name]
+    assert outside == [], outside
 
 
 HARMFUL = [(i, t) for i, _, t in ATTACKS if EFFECTS[i] != "none"]

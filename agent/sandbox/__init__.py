@@ -1,6 +1,6 @@
 """Sandboxes for commands: bubblewrap, Docker, or (labelled unsandboxed) a plain process."""
 
-from agent.sandbox.base import CommandOutcome, Limits, Sandbox
+from agent.sandbox.base import CommandOutcome, Limits, Sandbox, Usage
 from agent.sandbox.selection import BACKENDS, current_sandbox, sandbox_report, select_sandbox
 from contracts.errors import SandboxUnavailable
 
@@ -10,6 +10,7 @@ __all__ = [
     "Limits",
     "Sandbox",
     "SandboxUnavailable",
+    "Usage",
     "current_sandbox",
     "sandbox_report",
     "select_sandbox",

@@ -3,24 +3,54 @@ backend that cannot run here raises SandboxUnavailable, saying why."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from contracts import ArtifactRef
+from contracts import ArtifactRef, ResourceLimit
+
+MiB = 1024**2
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one command and everything it starts."""
+    """Resource limits for one command and everything it starts (agent.sandbox.containment
+    says which mechanism enforces each, and what happens where it is missing).
 
+    The defaults leave room for a real test suite and keep a runaway from hurting the host."""
+
+    # CPU time of the whole command (all its processes), and the share of the machine's
+    # cores it may use at once: below all of them, so the host keeps one for itself.
     cpu_seconds: int = 600
-    memory_bytes: int = 4 * 1024**3
-    # Counted per user across the machine, so applied only where commands run as a user of
-    # their own (bubblewrap started as root drops to the workspace's user); None: not applied.
-    processes: int | None = 256
-    file_bytes: int = 1024**3
+    cpu_cores: float = 1.0
+    # Memory of the whole command (page cache and its /tmp, a tmpfs, included).
+    memory_bytes: int = 2048 * MiB
+    # Processes and threads at once, of the whole command.
+    processes: int | None = 512
+    # What the workspace may grow by during one command (bytes allocated, and files).
+    disk_bytes: int = 512 * MiB
+    disk_files: int = 100_000
+    # The sandbox's private /tmp (a tmpfs, in memory).
+    tmp_bytes: int = 256 * MiB
+    # Any one file (RLIMIT_FSIZE); never above disk_bytes.
+    file_bytes: int = 512 * MiB
     open_files: int = 1024
+    # Output read from the command before it is stopped (what is stored is capped lower).
+    output_bytes: int = 1024 * MiB
+    # Added to the command's niceness: the host's own work goes first.
+    niceness: int = 10
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a command was measured to use; None where this host cannot measure it."""
+
+    memory_peak_bytes: int | None = None
+    processes_peak: int | None = None
+    cpu_seconds: float | None = None
+    disk_bytes: int | None = None
+    disk_files: int | None = None
+    output_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -34,6 +64,12 @@ class CommandOutcome:
     sandboxed: bool
     # The whole output, when `output` had to be cut.
     artifact: ArtifactRef | None = None
+    # The limit that stopped the command, and in words what was measured against it.
+    limit: ResourceLimit | None = None
+    limit_message: str = ""
+    usage: Usage = field(default_factory=Usage)
+    # The limits this host enforced on it (the others were not available here).
+    enforced: frozenset[ResourceLimit] = frozenset()
 
 
 class Sandbox(Protocol):

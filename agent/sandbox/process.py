@@ -3,7 +3,6 @@ every result it produces says so (`sandboxed=False`)."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from agent.sandbox.base import CommandOutcome, Limits
@@ -16,9 +15,10 @@ class ProcessSandbox:
     sandboxed = False
 
     def __init__(self, limits: Limits | None = None) -> None:
-        # The process limit is per user: on the worker's own user it would count (and starve)
-        # every other process that user runs.
-        self._limits = dataclasses.replace(limits or Limits(), processes=None)
+        # Its processes are bounded by a control group where there is one; never by
+        # RLIMIT_NPROC, which on the worker's own user would count (and starve) every other
+        # process that user runs.
+        self._limits = limits or Limits()
 
     async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
         spawn = Spawn(

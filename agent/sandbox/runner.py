@@ -1,5 +1,6 @@
 """Run one process with a clean environment, a timeout that kills its whole process group,
-and output that is shown cut (head and tail) but kept whole as an artifact."""
+the limits of `agent.sandbox.containment` (its control group, its disk quota), and output that
+is shown cut (head and tail) but kept whole as an artifact."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import resource
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agent import artifacts
 from agent.sandbox.base import CommandOutcome, Limits
+from agent.sandbox.containment import Containment
 from contracts import ArtifactRef
 
 # What a result shows: the first and the last bytes of the output.
@@ -30,15 +31,29 @@ _DRAIN_TIMEOUT_S = 2.0
 @dataclass(frozen=True)
 class Spawn:
     argv: Sequence[str]
+    # The workspace: where the command starts, and what its disk quota measures.
     cwd: Path
     env: dict[str, str]
     limits: Limits
     backend: str
     sandboxed: bool
+    # RLIMIT_NPROC counts every process of the user: a fallback only where the command runs
+    # as a user of its own (and no control group bounds its processes).
+    nproc_rlimit: bool = False
 
 
 async def run_process(spawn: Spawn, timeout_s: float) -> CommandOutcome:
     started = time.perf_counter()
+    containment = await Containment.open(spawn.limits, spawn.cwd, nproc_rlimit=spawn.nproc_rlimit)
+    try:
+        return await _run(spawn, timeout_s, containment, started)
+    finally:
+        # Always, also on cancellation: whatever left the process group (a daemon) is still
+        # in the control group, and goes with it.
+        await containment.close()
+
+
+async def _run(spawn: Spawn, timeout_s: float, containment: Containment, started: float) -> CommandOutcome:
     # Output goes to a pipe of our own, not one asyncio owns: asyncio's process.wait() also
     # waits for its pipes to close, so a background child holding them (`sleep 30 &`) would
     # turn a finished command into a timeout (python/cpython#119710).
@@ -52,15 +67,21 @@ async def run_process(spawn: Spawn, timeout_s: float) -> CommandOutcome:
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
-            preexec_fn=_rlimits(spawn.limits),
+            preexec_fn=containment.preexec(),
         )
     except BaseException:
         os.close(read_fd)
         raise
     finally:
         os.close(write_fd)
-    capture = _Capture()
+        containment.spawned()
+
+    def stop() -> None:
+        _kill_group(process.pid)
+
+    capture = _Capture(lambda size: containment.count_output(size, stop))
     reader = asyncio.create_task(capture.read(read_fd))
+    watcher = asyncio.create_task(containment.watch(stop))
     timed_out = False
     try:
         await asyncio.wait_for(process.wait(), timeout=timeout_s)
@@ -73,17 +94,24 @@ async def run_process(spawn: Spawn, timeout_s: float) -> CommandOutcome:
         capture.discard()
         raise
     finally:
+        watcher.cancel()
         # Always, also on cancellation: a command leaves nothing running behind it, and
         # killing its group closes the pipe for the reader.
         _kill_group(process.pid)
         await process.wait()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
     # A descendant that left the group may still hold the pipe: keep what was read by then
     # (wait_for cancels the reader on timeout, before the capture is closed).
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(reader, timeout=_DRAIN_TIMEOUT_S)
     output, artifact = capture.finish()
+    # A command the watcher stopped was killed, not timed out, whatever the clock says.
+    timed_out = timed_out and containment.stopped_by is None
+    exit_code = None if timed_out else process.returncode
+    limit, message = await containment.judge(exit_code, timed_out)
     return CommandOutcome(
-        exit_code=None if timed_out else process.returncode,
+        exit_code=exit_code,
         output=output,
         truncated=artifact is not None,
         timed_out=timed_out,
@@ -91,6 +119,10 @@ async def run_process(spawn: Spawn, timeout_s: float) -> CommandOutcome:
         backend=spawn.backend,
         sandboxed=spawn.sandboxed,
         artifact=artifact,
+        limit=limit,
+        limit_message=message,
+        usage=containment.usage(),
+        enforced=containment.enforced,
     )
 
 
@@ -98,7 +130,8 @@ class _Capture:
     """Head and tail in memory; everything (up to a limit) in a scratch file that becomes an
     artifact only when the output was too long to show whole."""
 
-    def __init__(self) -> None:
+    def __init__(self, counted: Callable[[int], None]) -> None:
+        self.counted = counted
         self.head = bytearray()
         self.tail = bytearray()
         self.total = 0
@@ -125,6 +158,7 @@ class _Capture:
             self.file.write(kept)
             self.digest.update(kept)
         self.total += len(chunk)
+        self.counted(len(chunk))
         if len(self.head) < HEAD_BYTES:
             self.head += chunk[: HEAD_BYTES - len(self.head)]
         self.tail = (self.tail + chunk)[-TAIL_BYTES:]
@@ -154,27 +188,6 @@ def shown_text(head: bytes, tail: bytes, total: int) -> str:
 def _decode(data: bytes) -> str:
     """Tool output as text; bytes that are not UTF-8 are replaced, never an exception."""
     return data.decode("utf-8", errors="replace")
-
-
-def _rlimits(limits: Limits) -> Callable[[], None]:
-    """Applied in the child before exec, inherited by everything the command starts."""
-
-    def apply() -> None:
-        for kind, value in (
-            (resource.RLIMIT_CPU, limits.cpu_seconds),
-            (resource.RLIMIT_AS, limits.memory_bytes),
-            (resource.RLIMIT_NPROC, limits.processes),
-            (resource.RLIMIT_FSIZE, limits.file_bytes),
-            (resource.RLIMIT_NOFILE, limits.open_files),
-        ):
-            if value is None:
-                continue
-            _soft, hard = resource.getrlimit(kind)
-            ceiling = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            with contextlib.suppress(ValueError, OSError):
-                resource.setrlimit(kind, (ceiling, ceiling))
-
-    return apply
 
 
 def _kill_group(pid: int) -> None:
