@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agent.execution import execute
-from agent.sandbox import CommandOutcome, cgroups, containment
+from agent.sandbox import CommandOutcome, cgroup_mounts, cgroups, containment
 from agent.sandbox.base import Limits, MiB
 from agent.sandbox.bubblewrap import BubblewrapSandbox, available, unavailable_reason
 from agent.sandbox.disk_quota import measure
@@ -272,7 +272,7 @@ def test_cgroup_v2_is_written_and_read_by_its_own_file_names(tmp_path: Path) -> 
 
 
 def test_a_group_mounted_from_inside_a_container_is_found_under_its_mount() -> None:
-    assert cgroups._inside((Path("/sys/fs/cgroup/memory"), "/"), "/a/b") == Path("/sys/fs/cgroup/memory/a/b")
-    assert cgroups._inside((Path("/sys/fs/cgroup/memory"), "/docker/x"), "/docker/x/y") == Path(
+    assert cgroup_mounts.inside((Path("/sys/fs/cgroup/memory"), "/"), "/a/b") == Path("/sys/fs/cgroup/memory/a/b")
+    assert cgroup_mounts.inside((Path("/sys/fs/cgroup/memory"), "/docker/x"), "/docker/x/y") == Path(
         "/sys/fs/cgroup/memory/y"
     )

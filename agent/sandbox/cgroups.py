@@ -29,9 +29,9 @@ from functools import cache
 from pathlib import Path
 
 from agent.sandbox.base import Limits
+from agent.sandbox.cgroup_mounts import V1_CONTROLLERS, cgroup_mounts, inside, own_groups
 
 _PREFIX = "agent-lab-"
-_V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
 _V2_CONTROLLERS = ("memory", "pids", "cpu")
 _KILL_ROUNDS = 200
 _counter = itertools.count()
@@ -63,20 +63,20 @@ class Sample:
 def support() -> Support:
     """Probed once: which controllers this worker can give its commands."""
     try:
-        own = _own_groups()
-        mounts = _cgroup_mounts()
+        own = own_groups()
+        mounts = cgroup_mounts()
     except OSError as error:
         return Support(None, {}, f"cannot read this process's control groups: {error}")
-    v1 = any(controller in mounts for controller in _V1_CONTROLLERS)
+    v1 = any(controller in mounts for controller in V1_CONTROLLERS)
     if "" in mounts and (mounts[""][0] / "cgroup.controllers").exists() and not v1:
-        return _probe_v2(_inside(mounts[""], own.get("", "/")))
+        return _probe_v2(inside(mounts[""], own.get("", "/")))
     bases: dict[str, Path] = {}
     missing: list[str] = []
-    for controller in _V1_CONTROLLERS:
+    for controller in V1_CONTROLLERS:
         if controller not in mounts:
             missing.append(f"{controller}: not mounted")
             continue
-        base = _inside(mounts[controller], own.get(controller, "/"))
+        base = inside(mounts[controller], own.get(controller, "/"))
         said = _try_group(base)
         if said:
             missing.append(f"{controller}: {said}")
@@ -232,44 +232,6 @@ class CommandGroup:
                 except OSError:
                     # Busy for a moment after its last task died, until the kernel lets go.
                     time.sleep(0.02)
-
-
-def _own_groups() -> dict[str, str]:
-    """controller -> this process's group path in that hierarchy ('' for v2)."""
-    groups: dict[str, str] = {}
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _id, controllers, path = line.split(":", 2)
-        for controller in controllers.split(",") if controllers else [""]:
-            groups[controller] = path
-    return groups
-
-
-Mount = tuple[Path, str]
-
-
-def _cgroup_mounts() -> dict[str, Mount]:
-    """controller -> where its hierarchy is mounted, and which of its groups is mounted there
-    ('' for the v2 hierarchy)."""
-    mounts: dict[str, Mount] = {}
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        fields, _, rest = line.partition(" - ")
-        fstype, _source, options = [*rest.split(" "), "", ""][:3]
-        _id, _parent, _device, root, mount_point = fields.split(" ")[:5]
-        if fstype == "cgroup2":
-            mounts.setdefault("", (Path(mount_point), root))
-        elif fstype == "cgroup":
-            for option in options.split(","):
-                if option in _V1_CONTROLLERS:
-                    mounts.setdefault(option, (Path(mount_point), root))
-    return mounts
-
-
-def _inside(mount: Mount, group: str) -> Path:
-    """The directory of `group` under a mount of part of its hierarchy (a container's)."""
-    mount_point, root = mount
-    if root != "/" and (group == root or group.startswith(root + "/")):
-        group = group[len(root) :]
-    return mount_point / group.lstrip("/")
 
 
 def _write(path: Path, value: int | str) -> None:
