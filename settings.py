@@ -8,8 +8,12 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from contracts.errors import SettingsError
+
+if TYPE_CHECKING:
+    import temporal_config
 
 PROJECT_ROOT = Path(__file__).resolve().parent
 
@@ -36,16 +40,49 @@ def dev_server_ui_port() -> int:
 
 
 def temporal_address() -> str:
-    return os.environ.get("TEMPORAL_ADDRESS") or f"localhost:{dev_server_port()}"
+    """The configured Temporal address (TEMPORAL_ADDRESS or a profile's), else the dev server's."""
+    return _temporal().target_host
 
 
 def temporal_address_is_explicit() -> bool:
-    """An address the user chose is never replaced by an embedded server."""
-    return bool(os.environ.get("TEMPORAL_ADDRESS"))
+    """An address the user chose (a variable or a profile) is never replaced by an embedded server."""
+    return _temporal().explicit
 
 
 def temporal_namespace() -> str:
-    return os.environ.get("TEMPORAL_NAMESPACE", "default")
+    return _temporal().namespace
+
+
+def _temporal() -> temporal_config.ConnectOptions:
+    # Imported here: the agent core and the baseline read these settings without loading Temporal.
+    import temporal_config
+
+    return temporal_config.load()
+
+
+def worker_grace_s() -> float:
+    """How long a worker told to stop lets its running activities finish before cancelling them."""
+    raw = os.environ.get("AGENT_LAB_WORKER_GRACE_S")
+    if not raw:
+        return 30.0
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise SettingsError(f"AGENT_LAB_WORKER_GRACE_S must be a number of seconds, not {raw!r}")
+    return value
+
+
+def log_level() -> str:
+    """The worker's log level: DEBUG, INFO, WARNING or ERROR."""
+    raw = os.environ.get("AGENT_LAB_LOG_LEVEL") or "INFO"
+    if raw.upper() not in LOG_LEVELS:
+        raise SettingsError(f"AGENT_LAB_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {raw!r}")
+    return raw.upper()
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def temporal_ui_url() -> str:

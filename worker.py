@@ -1,10 +1,13 @@
-"""A standalone worker: `python worker.py` polls the lab's task queue at TEMPORAL_ADDRESS.
+"""A standalone worker: `python worker.py` polls the lab's task queue on the Temporal server
+the environment configures (`temporal_config`: TEMPORAL_ADDRESS, a profile, TLS, an API key).
 
-Run several, kill some: Temporal hands their work to the ones still alive.
+Run several, kill some: Temporal hands their work to the ones still alive. Stop one with
+SIGTERM or SIGINT and it finishes what it runs first (`graceful_shutdown`).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import os
@@ -13,12 +16,16 @@ import sys
 from datetime import timedelta
 
 from temporalio.client import Client
+from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 import settings
+import temporal_config
 from activities.registered import ALL_ACTIVITIES
 from contracts import TASK_QUEUE
+from contracts.errors import BadInput, SettingsError
 from data_converter import DATA_CONVERTER
+from graceful_shutdown import ActivityTally, run_until_signalled
 from workflows import AgentRunWorkflow
 
 
@@ -43,32 +50,72 @@ def build_worker(client: Client, task_queue: str = TASK_QUEUE, **overrides: obje
 
 
 async def connect(address: str | None = None) -> Client:
-    return await Client.connect(
-        address or settings.temporal_address(),
-        namespace=settings.temporal_namespace(),
-        data_converter=DATA_CONVERTER,
+    """A client as the environment configures it (`temporal_config`: profiles, TLS, API key).
+    With an `address`, a dev server the lab started itself: namespace `default`, plain gRPC."""
+    options = temporal_config.load()
+    if address is not None:
+        options = options.for_local_server(address)
+    return await Client.connect(**options.client_kwargs(), data_converter=DATA_CONVERTER)  # type: ignore[arg-type]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python worker.py",
+        description="Poll the lab's task queue on the Temporal server the environment configures "
+        "(TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*, or a profile: "
+        "TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE). SIGTERM or SIGINT stops it gracefully.",
     )
+    parser.add_argument(
+        "--grace-seconds",
+        type=float,
+        default=None,
+        help="on SIGTERM/SIGINT, how long running activities may finish before they are cancelled "
+        "and handed to another worker (default: AGENT_LAB_WORKER_GRACE_S or 30)",
+    )
+    parser.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=settings.LOG_LEVELS,
+        default=None,
+        help="default: AGENT_LAB_LOG_LEVEL or INFO",
+    )
+    return parser
 
 
-async def main() -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    address = settings.temporal_address()
+async def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
-        client = await connect(address)
-    except RuntimeError as error:
+        grace_s = settings.worker_grace_s() if args.grace_seconds is None else args.grace_seconds
+        if not 0 <= grace_s < float("inf"):
+            raise SettingsError(f"--grace-seconds must be a number of seconds, not {grace_s}")
+        level = args.log_level or settings.log_level()
+        options = temporal_config.load()
+    except BadInput as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        client = await connect()
+    except (RuntimeError, RPCError) as error:
         print(
-            f"error: no Temporal server answers at {address} ({connect_failure_reason(error)}): start one "
-            "(`uv run python -m starter server`) or point TEMPORAL_ADDRESS at yours",
+            f"error: no Temporal server answers at {options.target_host} ({connect_failure_reason(error)}) "
+            f"with {options.how()}: start one "
+            "(`uv run python -m starter server`) or point TEMPORAL_ADDRESS (or TEMPORAL_PROFILE) at yours",
             file=sys.stderr,
         )
         return 2
-    worker = build_worker(client)
-    print(f"worker polling task queue {TASK_QUEUE!r} at {address}", flush=True)
-    await worker.run()
-    return 0
+    tally = ActivityTally()
+    worker = build_worker(client, graceful_shutdown_timeout=timedelta(seconds=grace_s), interceptors=[tally])
+    print(f"worker polling task queue {TASK_QUEUE!r} at {options.describe()}", flush=True)
+    stopped = await run_until_signalled(worker, tally, grace_s)
+    if stopped is None:
+        return 0
+    line, clean = stopped
+    print(line, flush=True)
+    return 0 if clean else 1
 
 
-def connect_failure_reason(error: RuntimeError) -> str:
+def connect_failure_reason(error: Exception) -> str:
     """The transport's own reason ("Connection refused"), not its whole Rust error chain."""
     said = re.findall(r'(?:message|error): "([^"]+)"', str(error)) or re.findall(r'ConnectError\("([^"]+)"', str(error))
     return said[-1] if said else " ".join(str(error).split())[:160]

@@ -217,6 +217,10 @@ async def _run(args: argparse.Namespace) -> int:
     task = load_task(args.task)  # first: a mistyped task id or a broken script is told before anything heavy loads
     if args.provider == "scripted":
         task.require_script()
+    if args.runtime == "durable":
+        import temporal_config
+
+        temporal_config.load()  # a bad profile or certificate is told before a model or service starts
     from lab.providers import ProviderChoice
     from lab.run_request import build_request
     from starter.run_command import run_task

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -12,6 +13,7 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 import settings
+import temporal_config
 from contracts.errors import StarterError
 from lab.temporal_server import DevServer, DevServerOptions, is_listening, split_address
 from worker import connect, connect_failure_reason
@@ -31,10 +33,12 @@ class Connection:
 
 @contextlib.asynccontextmanager
 async def temporal_connection(*, keep_server: bool = False, embed: bool = True) -> AsyncIterator[Connection]:
-    """Connect to TEMPORAL_ADDRESS; when nothing answers at the default address, start the
+    """Connect as `temporal_config` says (TEMPORAL_ADDRESS or a profile, TLS, an API key); when
+    no address is configured and nothing answers at the default one, start the
     embedded dev server for the duration (or for longer, with `keep_server`). Without `embed`,
     a server must already answer (commands that act on existing runs)."""
-    address = settings.temporal_address()
+    options = temporal_config.load()  # a bad profile, file or certificate: one line, before anything starts
+    address = options.target_host
     host, port = split_address(address)
     embedded: DevServer | None = None
     if not is_listening(host, port):
@@ -43,10 +47,10 @@ async def temporal_connection(*, keep_server: bool = False, embed: bool = True) 
                 f"nothing answers at {address}: start the server the runs live on "
                 "(`python -m starter server`, or set TEMPORAL_ADDRESS)"
             )
-        if settings.temporal_address_is_explicit():
+        if options.explicit:
             raise StarterError(
-                f"nothing answers at TEMPORAL_ADDRESS={address}; start a Temporal server there, "
-                "or unset TEMPORAL_ADDRESS to use the embedded dev server"
+                f"nothing answers at {_where(address)}; start a Temporal server there, "
+                "or unset it to use the embedded dev server"
             )
         embedded = DevServer(
             DevServerOptions(port=port, ui_port=settings.dev_server_ui_port(), outlive_parent=keep_server)
@@ -55,9 +59,10 @@ async def temporal_connection(*, keep_server: bool = False, embed: bool = True) 
         address = embedded.address
     try:
         try:
-            client = await connect(address)
-        except RuntimeError as error:
-            raise StarterError(f"no Temporal server at {address}: {connect_failure_reason(error)}") from None
+            client = await connect(embedded.address if embedded else None)
+        except (RuntimeError, RPCError) as error:
+            shown = address if embedded else options.describe()
+            raise StarterError(f"no Temporal server at {shown}: {connect_failure_reason(error)}") from None
         searchable = True if embedded else await ensure_search_attributes(client)
         yield Connection(client, address, settings.temporal_ui_url(), embedded, searchable)
     finally:
@@ -83,6 +88,13 @@ async def ensure_search_attributes(client: Client) -> bool:
     except RPCError:
         return False
     return True
+
+
+def _where(address: str) -> str:
+    """Which setting named the address, as the user wrote it."""
+    if os.environ.get("TEMPORAL_ADDRESS"):
+        return f"TEMPORAL_ADDRESS={address}"
+    return f"{address} (the address of Temporal profile {os.environ.get('TEMPORAL_PROFILE') or 'default'})"
 
 
 def _one_line(text: str) -> str:

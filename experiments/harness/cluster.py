@@ -52,7 +52,8 @@ class LabCluster:
 
     def env(self, fault_plan: Path | None = None) -> dict[str, str]:
         """The environment of every lab process in this cluster."""
-        env = {key: value for key, value in os.environ.items() if not key.startswith("AGENT_LAB_FAULT")}
+        # The cluster's own dev server: none of the user's Temporal settings (a profile, TLS, a key).
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("AGENT_LAB_FAULT", "TEMPORAL_"))}
         env["TEMPORAL_ADDRESS"] = self.server.address
         if self.ops_url:
             env["AGENT_LAB_OPS_URL"] = self.ops_url
