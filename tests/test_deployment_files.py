@@ -90,6 +90,17 @@ def flag(command: list[str], name: str) -> str:
     return command[command.index(name) + 1]
 
 
+# Read by the SDK's envconfig (in its Rust core, so not in any Python source), through which
+# the lab connects (temporal_config.py): Temporal's documented standard variables.
+TEMPORAL_ENVCONFIG = frozenset(
+    {
+        "TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "TEMPORAL_API_KEY", "TEMPORAL_TLS", "TEMPORAL_TLS_CLIENT_CERT_PATH",
+        "TEMPORAL_TLS_CLIENT_KEY_PATH", "TEMPORAL_TLS_SERVER_CA_CERT_PATH", "TEMPORAL_TLS_SERVER_NAME",
+        "TEMPORAL_TLS_DISABLE_HOST_VERIFICATION", "TEMPORAL_PROFILE", "TEMPORAL_CONFIG_FILE",
+    }
+)  # fmt: skip
+
+
 @cache
 def source_names() -> frozenset[str]:
     """Every quoted upper-case name in the lab's own Python code: what it can read from the
@@ -226,7 +237,8 @@ def test_every_environment_name_given_to_the_lab_is_one_its_code_reads() -> None
     assert "AGENT_LAB_OPS_URL" in source_names() and "NOT_A_LAB_VARIABLE" not in source_names()
     for service in LAB_SERVICES:
         for name in environment(service):
-            assert name in source_names(), f"{service}: {name} is read nowhere in the lab's code (misspelt?)"
+            known = source_names() | TEMPORAL_ENVCONFIG
+            assert name in known, f"{service}: {name} is read nowhere in the lab's code (misspelt?)"
     # The data directory the code is told is the one every lab service mounts, shared.
     for service in ("ops", "worker"):
         data = environment(service)["AGENT_LAB_DATA"]
