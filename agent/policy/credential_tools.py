@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from agent.policy.findings import Finding
+from agent.policy.options import operands
 from agent.policy.words import DYNAMIC
 from agent.policy.wrappers import Invocation
 from contracts.actions import ReasonCode
@@ -106,16 +107,7 @@ def _printer(name: str, texts: list[str]) -> str | None:
 
 
 def _subcommands(texts: list[str]) -> list[str]:
-    words: list[str] = []
-    skip = False
-    for text in texts:
-        if skip:
-            skip = False
-        elif text in _VALUED:
-            skip = True
-        elif not text.startswith("-"):
-            words.append(text)
-    return words
+    return operands(texts, _VALUED, is_option=lambda text: text.startswith("-"))
 
 
 def _git_config_secret(texts: list[str]) -> str | None:

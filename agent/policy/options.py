@@ -2,6 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+
+
+def _is_option(arg: str) -> bool:
+    return arg.startswith("-") and len(arg) > 1
+
+
+def operands(args: list[str], valued: Collection[str] = (), is_option: Callable[[str], bool] = _is_option) -> list[str]:
+    """The words that are neither options nor the value of one (`-m 5`: `5` is -m's); `valued`
+    names the options that take the next word."""
+    found: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif is_option(arg):
+            skip = arg in valued
+        else:
+            found.append(arg)
+    return found
+
 
 def option_values(args: list[str], *names: str) -> list[str]:
     """Every value given to one of the options `names` (`-c`, `--bytes`, xxd's `-len`)."""

@@ -12,6 +12,7 @@ import math
 
 from agent.policy.endless_commands import MOST_LINES, Endless, bounded, endless, head_limit, shown
 from agent.policy.findings import Finding
+from agent.policy.options import operands as without_options
 from agent.policy.options import option_values, short_letters
 from agent.policy.regex_risk import catastrophic_part
 from agent.policy.shell_model import SimpleCommand
@@ -159,13 +160,4 @@ def _regexes(inv: Invocation) -> list[Finding]:
 
 def _operands(args: list[str]) -> list[str]:
     """grep's words that are not options nor their values (`-m 5`)."""
-    operands: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg.startswith("-") and len(arg) > 1:
-            skip = len(arg) == 2 and arg[1] in _GREP_VALUED
-        else:
-            operands.append(arg)
-    return operands
+    return without_options(args, {f"-{letter}" for letter in _GREP_VALUED})

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import re
 
+from agent.policy.options import operands as without_options
+
 GIB = 1024**3
 # Binary multiples (`K`, `KiB`) and decimal ones (`KB`), as GNU coreutils reads them.
 _POWERS = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6, "Z": 7, "Y": 8}
@@ -78,16 +80,8 @@ def seq_count(operands: list[str]) -> float | None:
 
 def seq_operands(args: list[str]) -> list[str]:
     """`seq`'s numbers, without its options (`-w`, `-s SEP`, `-f FMT`); `-5` is a number."""
-    operands: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg.startswith("-") and _number(arg) is None:
-            skip = arg in ("-s", "-f", "--separator", "--format")
-        else:
-            operands.append(arg)
-    return operands
+    valued = ("-s", "-f", "--separator", "--format")
+    return without_options(args, valued, is_option=lambda arg: arg.startswith("-") and _number(arg) is None)
 
 
 def brace_words(raw: str) -> float:
