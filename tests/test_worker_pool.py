@@ -4,9 +4,12 @@ replacement that cannot start yet (the server restarting) is tried again, not gi
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
-from experiments.harness import pool
+import pytest
+
+from experiments.harness import pool, worker_process
 from experiments.harness.pool import WorkerPool
 
 
@@ -45,3 +48,18 @@ async def test_a_replacement_that_fails_to_start_is_tried_again(monkeypatch: Any
             while len(cluster.started) < 2:
                 await asyncio.sleep(0.01)
     assert cluster.failures == 0 and len(cluster.started) == 2
+
+
+async def test_a_worker_that_does_not_start_in_time_is_killed_not_left_polling(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The pool tries again after a start that timed out; the one that timed out must not go
+    on running (and taking work) beside the replacement."""
+    slow = tmp_path / "slow-python"
+    slow.write_text("#!/bin/sh\nexec sleep 60\n")
+    slow.chmod(0o755)
+    monkeypatch.setattr(worker_process.sys, "executable", str(slow))
+    worker = worker_process.WorkerProcess({"PATH": "/usr/bin:/bin"}, tmp_path / "worker.log")
+    with pytest.raises(TimeoutError):
+        await worker.start(timeout_s=0.5)
+    assert worker.returncode is not None, "the worker that never said it polls is still running"

@@ -31,7 +31,10 @@ class WorkerProcess:
     def returncode(self) -> int | None:
         return self._process.returncode if self._process else None
 
-    async def start(self, timeout_s: float = 30.0) -> WorkerProcess:
+    async def start(self, timeout_s: float = 90.0) -> WorkerProcess:
+        """Started and polling; a worker that does not say so in time is killed before the
+        error is raised, so a supervisor that tries again never leaves one polling behind it
+        (the soak found 26 such workers, each started on a loaded machine, each taking work)."""
         log = self._log_path.open("ab")
         self._process = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -48,9 +51,13 @@ class WorkerProcess:
         stdout = self._process.stdout
         if stdout is None:
             raise RuntimeError("worker started without its stdout pipe")
-        line = await asyncio.wait_for(stdout.readline(), timeout=timeout_s)
-        if READY_LINE not in line:
-            raise RuntimeError(f"worker did not start: {line!r}; see {self._log_path}")
+        try:
+            line = await asyncio.wait_for(stdout.readline(), timeout=timeout_s)
+            if READY_LINE not in line:
+                raise RuntimeError(f"worker did not start: {line!r}; see {self._log_path}")
+        except BaseException:
+            await self.stop()
+            raise
         # Keep draining stdout so the worker never blocks on a full pipe.
         asyncio.get_running_loop().create_task(self._drain())
         return self
