@@ -45,9 +45,12 @@ def _backing_off(attempts: int, longest: timedelta) -> RetryPolicy:
     )
 
 
+# It heartbeats like every activity: without a heartbeat timeout, a worker killed while it
+# copied the fixture held the run for the whole two minutes (the soak's "two-minute stalls").
 PREPARE = ActivityOptions(
     start_to_close=timedelta(minutes=2),
-    retry=RetryPolicy(maximum_attempts=3, non_retryable_error_types=_NON_RETRYABLE),
+    heartbeat=_SILENT,
+    retry=_backing_off(3, timedelta(seconds=5)),
 )
 
 # Backoffs of 0.1, 0.4, 1.6 and 6.4 s: a model server restarting has about 8 s to come back.
