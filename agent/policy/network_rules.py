@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agent.policy.findings import Finding
+from agent.policy.options import after_git_options
 from agent.policy.words import Word
 from agent.policy.wrappers import Invocation
 from contracts.actions import ReasonCode
@@ -54,7 +55,6 @@ _FETCHING = {
 }  # fmt: skip
 _OFFLINE = {"--offline", "--no-index", "--frozen-lockfile-offline"}
 _GIT_REMOTE = {"clone", "fetch", "pull", "push", "ls-remote", "send-email", "request-pull", "fetch-pack", "send-pack"}
-_GIT_VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
 # Runners that, told not to install, run a package already in the project (`npx --no-install tsc`).
 _LOCAL_RUNNERS = {"npx": {"--no-install", "--no"}, "pnpx": {"--offline"}, "bunx": {"--no-install"}}
 _PYTHON_SERVERS = {"http.server", "SimpleHTTPServer", "smtpd", "xmlrpc.server", "webbrowser", "ftplib", "smtplib"}
@@ -106,9 +106,7 @@ def _package_manager(name: str, args: tuple[Word, ...]) -> list[Finding]:
 
 
 def _git(args: tuple[Word, ...]) -> list[Finding]:
-    rest = list(args)
-    while rest and (rest[0].text or "").startswith("-"):
-        rest = rest[2:] if rest[0].text in _GIT_VALUED else rest[1:]
+    rest = after_git_options(args)
     words = [w.text or "" for w in rest]
     if not words:
         return []

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
+
+from agent.policy.words import Word
+
+# git's own options that take the next word, before its subcommand (`git -C dir status`).
+_GIT_VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
 
 
 def _is_option(arg: str) -> bool:
@@ -57,3 +62,11 @@ def short_letters(args: list[str], valued: str) -> set[str]:
                 skip = position == len(arg) - 1  # `-n 5`: the value is the next word
                 break
     return letters
+
+
+def after_git_options(args: Sequence[Word]) -> list[Word]:
+    """git's words from its subcommand on: `git -C sub -c x=y config k v` -> `config k v`."""
+    rest = list(args)
+    while rest and (rest[0].text or "").startswith("-"):
+        rest = rest[2:] if rest[0].text in _GIT_VALUED else rest[1:]
+    return rest

@@ -17,6 +17,7 @@ import re
 from agent.policy import runs_later
 from agent.policy.findings import Finding
 from agent.policy.interpreters import GIT_COMMAND_KEYS
+from agent.policy.options import after_git_options
 from agent.policy.shell_model import SOMEWHERE_INSIDE, SimpleCommand
 from agent.policy.words import DYNAMIC, Word
 from agent.policy.wrappers import Invocation
@@ -35,7 +36,6 @@ _GIT_READS = {
     "--remove-section", "--rename-section", "--edit", "-e", "get", "list", "unset",
 }  # fmt: skip
 _GIT_CONFIG_VALUED = {"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}
-_GIT_VALUED = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
 
 
 def persistence_findings(inv: Invocation, command: SimpleCommand) -> list[Finding]:
@@ -112,9 +112,7 @@ def _workspace_paths(word: Word, cwds: frozenset[str]) -> list[str]:
 
 def _git_config_key(args: tuple[Word, ...]) -> str | None:
     """The key `git config` sets, when git would run its value (or load more from it)."""
-    rest = list(args)
-    while rest and (rest[0].text or "").startswith("-"):
-        rest = rest[2:] if rest[0].text in _GIT_VALUED else rest[1:]
+    rest = after_git_options(args)
     if not rest or rest[0].text != "config":
         return None
     operands: list[str] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
@@ -15,7 +16,10 @@ WORD_TYPES = {
 }  # fmt: skip
 
 
+@lru_cache(maxsize=16)
 def parse_tree(source: str) -> Tree:
+    # Cached: a script is read by the walker and, right after, by the expansion rule
+    # (agent.policy.expansions); the trees are only read, never edited.
     return _PARSER.parse(source.encode())
 
 
