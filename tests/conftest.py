@@ -16,6 +16,7 @@ import pytest
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
+from agent.sandbox.identity import workspace_owner
 from data_converter import DATA_CONVERTER
 from experiments.ops_service import OpsServiceProcess
 from lab.catalog import Task, load_task
@@ -167,3 +168,13 @@ def worker_options(request: pytest.FixtureRequest) -> dict[str, object]:
     """Two lanes for workflow tests: the usual worker, and one that keeps no workflow in its
     cache, so every workflow task replays the whole history (a determinism check on every step)."""
     return {} if request.param == "cached" else {"max_cached_workflows": 0}
+
+
+def sandbox_workspace(tmp_path: Path) -> Path:
+    """A workspace owned as the lab's are: by a user of its own (when the tests run as root),
+    whom sandboxed commands then run as."""
+    path = tmp_path / "ws"
+    path.mkdir()
+    if os.geteuid() == 0:
+        os.chown(path, *workspace_owner(tmp_path.name))
+    return path

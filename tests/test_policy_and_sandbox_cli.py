@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from agent.sandbox.bubblewrap import available
 from agent.sandbox.docker_engine import engine_answers
-from agent.sandbox.identity import workspace_owner
+from tests.conftest import sandbox_workspace
 from tests.test_cli import assert_one_line_error, starter
 
 
@@ -67,11 +66,7 @@ def test_an_unknown_profile_is_one_line(tmp_path: Path) -> None:
 
 
 def workspace_for_sandbox(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
-    if os.geteuid() == 0:
-        os.chown(path, *workspace_owner(tmp_path.name))
-    return path
+    return sandbox_workspace(tmp_path)
 
 
 @pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here")

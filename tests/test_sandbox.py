@@ -21,6 +21,7 @@ from agent.sandbox.bubblewrap import BubblewrapSandbox, available, unavailable_r
 from agent.sandbox.docker_engine import DockerSandbox, engine_answers
 from agent.sandbox.identity import FIRST_WORKSPACE_UID, NOBODY, WORKSPACE_UIDS, command_user, workspace_owner
 from agent.sandbox.process import ProcessSandbox
+from tests.conftest import sandbox_workspace
 
 BWRAP = pytest.mark.skipif(not available(), reason=f"bubblewrap cannot create a sandbox here: {unavailable_reason()}")
 DOCKER = pytest.mark.skipif(not engine_answers(), reason="no Docker engine answers here (only the client is installed)")
@@ -38,11 +39,7 @@ def make(name: str) -> Sandbox:
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """Owned as the lab's workspaces are: by a user of its own, whom sandboxed commands run as."""
-    path = tmp_path / "ws"
-    path.mkdir()
-    if os.geteuid() == 0:
-        os.chown(path, *workspace_owner(tmp_path.name))
-    return path
+    return sandbox_workspace(tmp_path)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -23,13 +23,12 @@ import pytest
 from agent.sandbox.base import Limits, MiB
 from agent.sandbox.bubblewrap import BubblewrapSandbox, available
 from agent.sandbox.disk_quota import measure
-from agent.sandbox.identity import workspace_owner
 from agent.tools.context import ToolContext
 from agent.tools.registry import TOOLS
 from agent.verification import verify
 from contracts import ActionProposal
 from contracts.errors import ToolError
-from tests.conftest import counting_listener
+from tests.conftest import counting_listener, sandbox_workspace
 from tests.security_corpus import ATTACKS, BENIGN, CATEGORY, EFFECTS, FILE_TOOL_ATTACKS, FILE_TOOL_BENIGN
 
 pytestmark = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here")
@@ -109,11 +108,8 @@ def canaries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Canaries]:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "ws"
-    path.mkdir()
+    path = sandbox_workspace(tmp_path)
     (path / "notes.txt").write_text("benign\n")
-    if os.geteuid() == 0:
-        os.chown(path, *workspace_owner(tmp_path.name))
     return path
 
 
