@@ -23,7 +23,7 @@ from agent.sandbox.bubblewrap import BubblewrapSandbox, available, unavailable_r
 from agent.sandbox.disk_quota import measure
 from agent.sandbox.process import ProcessSandbox
 from contracts import ActionProposal, ExecuteToolInput, ResourceLimit
-from experiments.benchmarks.containment import LIMITS
+from experiments.benchmarks.containment import DISK_ATTACK_LIMITS, LIMITS
 from tests.conftest import sandbox_workspace
 
 pytestmark = pytest.mark.skipif(not available(), reason=f"bubblewrap cannot sandbox here: {unavailable_reason()}")
@@ -36,12 +36,15 @@ def needs(controller: str) -> pytest.MarkDecorator:
 
 # The benchmark's limits: the bounds asserted here are the ones docs/security.md reports.
 SMALL = LIMITS
-# What a writer at a few hundred MB/s adds in one watcher tick (20 ms, longer on a loaded
-# machine) and the walk before it: measured up to 20 MiB and 1,800 files over, on 2 busy cores.
-DISK_SLACK = 32 * MiB
-FILES_SLACK = 4000
-# Where the quick counts stop a writer: a tick of theirs, and the pause of a loaded machine.
-LARGE_TREE_SLACK = 48 * MiB
+DISK_ATTACK = DISK_ATTACK_LIMITS
+# What a writer at up to 1 GB/s adds between the watcher's last look under the quota and the
+# stop. The watcher looks every 10-20 ms, but on a loaded machine (CI runs two test processes
+# on two cores, each starting sandboxes) a look comes late: measured up to 40 MiB and 1,900
+# files over on a quiet machine, 65 MiB and 5,100 files with a busy loop and a file-churning
+# writer beside it (docs/security.md).
+DISK_SLACK = 64 * MiB
+FILES_SLACK = 6000
+LARGE_TREE_SLACK = 64 * MiB
 
 
 @pytest.fixture
@@ -75,7 +78,7 @@ async def test_one_runaway_file_stops_at_the_quota_exactly(workspace: Path) -> N
     ],
 )
 async def test_fast_writers_into_many_files_are_stopped_within_one_tick(workspace: Path, writer: str) -> None:
-    outcome = await run(writer, workspace)
+    outcome = await run(writer, workspace, limits=DISK_ATTACK)
     assert outcome.limit is ResourceLimit.DISK, outcome
     written = measure(workspace).bytes
     assert SMALL.disk_bytes <= written <= SMALL.disk_bytes + DISK_SLACK, written / MiB
@@ -88,7 +91,9 @@ async def test_a_writer_in_a_large_tree_is_stopped_before_a_slow_walk_would_see_
     fill_tree(workspace, 20_000)
     before = measure(workspace).bytes
     outcome = await run(
-        "python -c \"b = bytes(4 << 20)\nfor i in range(1000): open(f'g{i}', 'wb').write(b)\"", workspace
+        "python -c \"b = bytes(4 << 20)\nfor i in range(1000): open(f'g{i}', 'wb').write(b)\"",
+        workspace,
+        limits=DISK_ATTACK,
     )
     assert outcome.limit is ResourceLimit.DISK, outcome
     assert measure(workspace).bytes - before <= SMALL.disk_bytes + LARGE_TREE_SLACK
@@ -108,8 +113,23 @@ def fill_tree(workspace: Path, files: int) -> None:
         os.link(one, directory / f"f{n}")
 
 
+@needs("cpu")
+async def test_a_command_near_its_disk_quota_is_slowed_until_it_is_not(workspace: Path) -> None:
+    """Past a quarter of the quota the command runs at a tenth of a core, so that what it can
+    write before the watcher's next tick is a tenth too; removing what it wrote lifts it."""
+    busy = "timeout 2 sh -c 'while :; do :; done'"
+    near = await run(f"head -c 12000000 /dev/zero > f; {busy}", workspace, limits=DISK_ATTACK)
+    assert near.limit is None, near
+    (workspace / "f").unlink()
+    lifted = await run(f"head -c 12000000 /dev/zero > f; rm f; sleep 0.2; {busy}", workspace, limits=DISK_ATTACK)
+    assert lifted.limit is None, lifted
+    assert near.usage.cpu_seconds is not None and lifted.usage.cpu_seconds is not None
+    assert near.usage.cpu_seconds <= 2 * containment.SLOWED_CORES + 0.3, near.usage
+    assert lifted.usage.cpu_seconds >= 2 * near.usage.cpu_seconds, (near.usage, lifted.usage)
+
+
 async def test_many_small_files_are_stopped_at_the_file_quota(workspace: Path) -> None:
-    outcome = await run("for i in $(seq 100000); do : > f$i; done", workspace)
+    outcome = await run("for i in $(seq 100000); do : > f$i; done", workspace, limits=DISK_ATTACK)
     assert outcome.limit is ResourceLimit.DISK, outcome
     assert SMALL.disk_files < len(os.listdir(workspace)) <= SMALL.disk_files + FILES_SLACK
     assert "files" in outcome.limit_message
@@ -118,7 +138,7 @@ async def test_many_small_files_are_stopped_at_the_file_quota(workspace: Path) -
 async def test_deleted_files_still_open_count_against_the_quota(workspace: Path) -> None:
     """Invisible to a walk: counted from the command's open descriptors."""
     hidden = "exec 3>a 4>b 5>c 6>d 7>e; rm a b c d e; for fd in 3 4 5 6 7; do head -c 20000000 /dev/zero >&$fd; done"
-    outcome = await run(f"{hidden}; sleep 30", workspace)
+    outcome = await run(f"{hidden}; sleep 30", workspace, limits=DISK_ATTACK)
     assert outcome.limit is ResourceLimit.DISK, outcome
     assert outcome.usage.disk_bytes is not None
     assert SMALL.disk_bytes <= outcome.usage.disk_bytes <= SMALL.disk_bytes + DISK_SLACK

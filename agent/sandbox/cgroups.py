@@ -155,14 +155,19 @@ class CommandGroup:
                 _write_if_present(memory / "memory.memsw.limit_in_bytes", limits.memory_bytes)
         if "pids" in self.dirs and limits.processes is not None:
             _write(self.dirs["pids"] / "pids.max", limits.processes)
-        if "cpu" in self.dirs:
-            cpu = self.dirs["cpu"]
-            if v2:
-                period = 100_000
-                _write(cpu / "cpu.max", f"{int(limits.cpu_cores * period)} {period}")
-            else:
-                period = int((cpu / "cpu.cfs_period_us").read_text())
-                _write(cpu / "cpu.cfs_quota_us", int(limits.cpu_cores * period))
+        self.cap_cpu(limits.cpu_cores)
+
+    def cap_cpu(self, cores: float) -> None:
+        """At most `cores` of CPU for the whole group, from now on (no-op without a cpu group)."""
+        cpu = self.dirs.get("cpu")
+        if cpu is None:
+            return
+        if self._support.version == 2:
+            period = 100_000
+            _write(cpu / "cpu.max", f"{max(1000, int(cores * period))} {period}")
+        else:
+            period = int((cpu / "cpu.cfs_period_us").read_text())
+            _write(cpu / "cpu.cfs_quota_us", max(1000, int(cores * period)))
 
     def join_fds(self) -> list[int]:
         """Opened in the worker, written in the child (`join`): the child after fork should

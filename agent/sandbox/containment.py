@@ -9,8 +9,9 @@ what was measured) and never a crashed worker or a starved host.
 |            |                                             | runs as a user of its own       |
 | cpu_time   | the group's CPU time, watched; its CPU rate | RLIMIT_CPU, per process; no     |
 |            | capped (cpu_cores) so the host keeps a core | rate cap                        |
-| disk       | workspace growth, watched (disk_quota);     | (always)                        |
-|            | RLIMIT_FSIZE; /tmp a tmpfs of fixed size    |                                 |
+| disk       | workspace growth, watched (disk_quota);     | (always); without a cpu group   |
+|            | RLIMIT_FSIZE; /tmp a tmpfs of fixed size;   | no slowing near the quota       |
+|            | slowed near the quota (its CPU rate cut)    |                                 |
 | wall_time  | the timeout kills its process group         | (always)                        |
 | output     | output read, counted                        | (always)                        |
 
@@ -25,8 +26,9 @@ import contextlib
 import os
 import resource
 import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from agent.sandbox import cgroups
@@ -40,11 +42,23 @@ from contracts import ResourceLimit
 # so that walking takes at most a quarter of one core (a tree of millions of files); the
 # quick counts (control group, /proc/<pid>/io, statvfs) are read every tick.
 MIN_TICK_S = 0.02
+# The quick counts cost a few /proc reads (~0.1 ms): read twice as often as the fastest walk.
+QUICK_TICK_S = 0.01
 MAX_TICK_S = 1.0
 _WALK_SHARE = 0.25
 # RLIMIT_CPU stays as a backstop per process, later than the group's own bound, so that the
 # group's (which names the limit) acts first.
 _CPU_BACKSTOP_S = 2
+# Past this share of its disk quota (by the walk, which does not overstate), a command runs at
+# SLOWED_CORES until it is back under: what it can write over the quota before the watcher's
+# next tick (later on a loaded machine) is then a tenth, since writing is CPU work too.
+SLOW_AT = 0.25
+SLOWED_CORES = 0.1
+# Past the whole quota by its own count (which overstates only by rewrites), a command is all
+# but stopped (a hundredth of a core) until the walk judges it: on a large tree that walk
+# takes long, and the filesystem's count, which could end it at once, understates whenever
+# another writer deletes.
+HELD_CORES = 0.01
 
 
 def describe() -> str:
@@ -82,6 +96,19 @@ class Containment:
         self.output_bytes = 0
         self._join_fds: list[int] = []
         self._fs_used_at_start = 0
+        self._fs_files_at_start = 0
+        # Set when one quick count alone passes a quota: the walk, which judges, goes at once
+        # instead of after its pause (on a tree of thousands of files, a pause of 100 ms).
+        self._walk_now = asyncio.Event()
+        self._suspect = False
+        self._last_walk_s = 0.0
+        self._pace: float | None = None  # the group's CPU cap now, when changed from the limit's
+        self._looked = False  # whether a check has run since the command started
+        self._slow_lock = threading.Lock()
+        # What the last walk found grown, and what the command had dirtied when it began: the
+        # quick check adds what it dirtied since, an estimate that overstates only by rewrites.
+        self._walked_growth = 0
+        self._dirtied_at_walk = 0
         found = cgroups.support()
         self.enforced = _ALWAYS | (_group_limits(found) if group is not None else frozenset())
         if group is None and nproc_rlimit:
@@ -101,7 +128,12 @@ class Containment:
         return containment
 
     def _take_baseline(self) -> None:
+        # Slowed until the watcher's first look, which is prompt but can be late on a loaded
+        # machine (a writer at 1 GB/s was 80 MiB in before it): a CPU cap is a budget per
+        # 100 ms period, so a command that needs less than a tenth of that never notices.
+        self._set_pace(SLOWED_CORES)
         self._fs_used_at_start = _fs_used(self.workspace)
+        self._fs_files_at_start = _fs_files(self.workspace)
         self._baseline = measure(self.workspace)
 
     def preexec(self) -> Callable[[], None]:
@@ -155,7 +187,10 @@ class Containment:
         """Until cancelled: stop the command at the first tick past its disk or CPU-time bound.
         Two loops, each in a thread: quick counts every tick, and walks of the workspace, which
         take long on a large tree and must not hold the quick counts back."""
-        loops = [asyncio.create_task(self._loop(self._quick_check)), asyncio.create_task(self._loop(self._walk))]
+        loops = [
+            asyncio.create_task(self._loop(self._quick_check, self._wake_walk)),
+            asyncio.create_task(self._loop(self._walk, self._wait_for_walk)),
+        ]
         try:
             done, _ = await asyncio.wait(loops, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -168,8 +203,10 @@ class Containment:
             if self.group is not None:
                 await asyncio.to_thread(self.group.kill)
 
-    async def _loop(self, check: Callable[[], tuple[ResourceLimit | None, float]]) -> ResourceLimit:
-        """Run `check` in a thread until it finds a breach, sleeping what it asks between."""
+    async def _loop(
+        self, check: Callable[[], tuple[ResourceLimit | None, float]], pause_for: Callable[[float], Awaitable[None]]
+    ) -> ResourceLimit:
+        """Run `check` in a thread until it finds a breach, pausing what it asks between."""
         while True:
             try:
                 breach, pause = await asyncio.to_thread(check)
@@ -177,15 +214,59 @@ class Containment:
                 breach, pause = None, MIN_TICK_S  # the workspace or a group went away meanwhile
             if breach is not None:
                 return breach
-            await asyncio.sleep(pause)
+            await pause_for(pause)
+
+    async def _wake_walk(self, pause: float) -> None:
+        if self._suspect:
+            self._walk_now.set()
+        await asyncio.sleep(pause)
+
+    async def _wait_for_walk(self, pause: float) -> None:
+        """Brought forward, a walk still pauses as long as the last one took: walking at most
+        half the time even while a count stays past its quota (a command rewriting one file)."""
+        least = min(pause, max(MIN_TICK_S, self._last_walk_s))
+        await asyncio.sleep(least)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._walk_now.wait(), pause - least)
+        self._walk_now.clear()
 
     def _walk(self) -> tuple[ResourceLimit | None, float]:
         started = time.perf_counter()
+        dirtied = self._dirtied()
         grown = self._measure()
-        spent = time.perf_counter() - started
+        self._walked_growth, self._dirtied_at_walk = grown.bytes, dirtied
+        spent = self._last_walk_s = time.perf_counter() - started
         if grown.bytes >= self.limits.disk_bytes or grown.files > self.limits.disk_files:
             return ResourceLimit.DISK, 0
+        # A long walk is stale at its end: what the command dirtied meanwhile counts too (it
+        # may be in files the walk had passed), so a walk loosens the pace only as far as that.
+        self._pace_by(grown.bytes + self._dirtied() - dirtied, grown.files, loosen=True)
+        self._looked = True
         return None, min(MAX_TICK_S, max(MIN_TICK_S, spent / _WALK_SHARE - spent))
+
+    def _dirtied(self) -> int:
+        return written(self.group.pids()) if self.group is not None else 0
+
+    def _pace_by(self, grown_bytes: int, grown_files: int, *, loosen: bool) -> None:
+        """Held past the quota, slowed past SLOW_AT of it, else the limit's own pace."""
+        limits = self.limits
+        if grown_bytes >= limits.disk_bytes:
+            self._set_pace(HELD_CORES, loosen=loosen)
+        elif grown_bytes >= SLOW_AT * limits.disk_bytes or grown_files >= SLOW_AT * limits.disk_files:
+            self._set_pace(SLOWED_CORES, loosen=loosen)
+        else:
+            self._set_pace(None, loosen=loosen)
+
+    def _set_pace(self, cores: float | None, *, loosen: bool = False) -> None:
+        """Cap the group at `cores` (None: its limit's). The quick check only tightens; the walk,
+        which measures, may loosen. Both loops decide it, each in its own thread."""
+        with self._slow_lock:
+            if self.group is None or cores == self._pace:
+                return
+            tighter = self._pace is None or (cores is not None and cores < self._pace)
+            if tighter or loosen:
+                self.group.cap_cpu(self.limits.cpu_cores if cores is None else min(cores, self.limits.cpu_cores))
+                self._pace = cores
 
     def _quick_check(self) -> tuple[ResourceLimit | None, float]:
         if self.group is None:
@@ -196,13 +277,21 @@ class Containment:
         seconds = self._sample.cpu_seconds
         if seconds is not None and seconds >= self.limits.cpu_seconds:
             return ResourceLimit.CPU_TIME, 0
-        return None, MIN_TICK_S
+        return None, QUICK_TICK_S
 
     def _fast_disk_estimate(self) -> int:
         """What the command added at most, by two O(1) counts that each only overstate it
         (disk_quota): their smaller. Recorded as the peak when it is past what a walk found."""
         assert self.group is not None
-        estimate = min(written(self.group.pids()), _fs_used(self.workspace) - self._fs_used_at_start)
+        dirtied, grown = written(self.group.pids()), _fs_used(self.workspace) - self._fs_used_at_start
+        new_files = _fs_files(self.workspace) - self._fs_files_at_start
+        since_walk = self._walked_growth + dirtied - self._dirtied_at_walk
+        # Only tightens (the next walk lifts a pace set by rewrites), except the start's
+        # slowing, which the first look lifts when the command has written little.
+        self._pace_by(since_walk, 0, loosen=not self._looked)
+        self._looked = True
+        self._suspect = max(dirtied, grown, since_walk) >= self.limits.disk_bytes or new_files > self.limits.disk_files
+        estimate = min(dirtied, grown)
         if estimate >= self.limits.disk_bytes:
             self._disk_peak = Footprint(max(self._disk_peak.bytes, estimate), self._disk_peak.files)
         return estimate
@@ -283,6 +372,13 @@ def _fs_used(path: Path) -> int:
     """Bytes in use on the filesystem holding `path` (ext4 counts delayed allocations too)."""
     info = os.statvfs(path)
     return (info.f_blocks - info.f_bfree) * info.f_frsize
+
+
+def _fs_files(path: Path) -> int:
+    """Inodes in use on the filesystem holding `path`: an O(1) count that overstates the files a
+    command made (others make files too), so it only brings the walk forward."""
+    info = os.statvfs(path)
+    return info.f_files - info.f_ffree
 
 
 def _killed_by(exit_code: int | None, sig: signal.Signals) -> bool:

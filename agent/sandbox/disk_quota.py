@@ -17,9 +17,19 @@ ext4 here has none) and a user per workspace on every host. So the bound is thre
   processes' open descriptors, when its control group names them;
 - between walks (a walk of a large tree takes long, and a writer writes meanwhile), two O(1)
   counts are checked every tick: the bytes the command's processes dirtied (`written`, from
-  /proc/<pid>/io) and the filesystem's growth (statvfs). Each can only overstate what the
-  command added (the first counts rewrites, the second other writers), so the command is
-  stopped early only when both reach the quota.
+  /proc/<pid>/io) and the filesystem's growth (statvfs). The first overstates what the
+  command added (it counts rewrites), the second too while others write, so the command is
+  stopped early only when both reach the quota; the second understates while others delete,
+  and then the walk alone stops it.
+
+How far past the quota a writer gets is what it writes between the last tick under the quota
+and the stop, and a loaded machine makes ticks late. So a command is slowed as it nears the
+quota (agent.sandbox.containment): past a quarter of it, by the walk, or by the last walk plus
+what the command dirtied since, its control group is capped at a tenth of a core; past the
+whole quota by that own count, at a hundredth, until a walk judges. A walk that finds it back
+under a quarter (what it dirtied was rewrites, or it removed files) lifts the cap. When one
+quick count alone passes a quota (the filesystem's inode count for the file quota) the walk
+is brought forward instead of waiting out its pause.
 
 The sandbox's /tmp is a tmpfs of a fixed size (bubblewrap's --size): there the kernel refuses
 the write (ENOSPC), with no overshoot at all.
