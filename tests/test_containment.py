@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agent.execution import execute
-from agent.sandbox import CommandOutcome, cgroup_mounts, cgroups, containment
+from agent.sandbox import CommandOutcome, cgroup_mounts, cgroups, disk_pace, enforced_limits
 from agent.sandbox.base import Limits, MiB
 from agent.sandbox.bubblewrap import BubblewrapSandbox, available, unavailable_reason
 from agent.sandbox.disk_quota import measure
@@ -124,7 +124,7 @@ async def test_a_command_near_its_disk_quota_is_slowed_until_it_is_not(workspace
     lifted = await run(f"head -c 12000000 /dev/zero > f; rm f; sleep 0.2; {busy}", workspace, limits=DISK_ATTACK)
     assert lifted.limit is None, lifted
     assert near.usage.cpu_seconds is not None and lifted.usage.cpu_seconds is not None
-    assert near.usage.cpu_seconds <= 2 * containment.SLOWED_CORES + 0.3, near.usage
+    assert near.usage.cpu_seconds <= 2 * disk_pace.SLOWED_CORES + 0.3, near.usage
     assert lifted.usage.cpu_seconds >= 2 * near.usage.cpu_seconds, (near.usage, lifted.usage)
 
 
@@ -247,7 +247,7 @@ async def test_without_control_groups_commands_still_run_and_say_what_held(
     # RLIMIT_AS instead: the allocation fails in the process, nothing crashes.
     assert "MemoryError" in outcome.output and outcome.output.rstrip().endswith("after")
     assert ResourceLimit.MEMORY not in outcome.enforced and ResourceLimit.DISK in outcome.enforced
-    assert "not writable here" in containment.describe()
+    assert "not writable here" in enforced_limits.describe()
 
 
 @needs("pids")

@@ -268,3 +268,16 @@ def _field(path: Path, key: str) -> int | None:
         if name == key and value.strip().isdigit():
             return int(value)
     return None
+
+
+def make_group(limits: Limits) -> CommandGroup | None:
+    """None where there are no groups to have, or this one could not be made or limited (the
+    probe made one, but a hierarchy may refuse a limit): the command runs on rlimits alone, and
+    its outcome's `enforced` says so, rather than not running at all."""
+    found = support()
+    if not found.bases:
+        return None
+    try:
+        return CommandGroup(limits, found)
+    except OSError:
+        return None

@@ -1,22 +1,5 @@
 """The limits of one command, whichever policy let it through: set before it starts, watched
-while it runs, and judged after, so that a limit hit is a result the model reads (which limit,
-what was measured) and never a crashed worker or a starved host.
-
-| limit      | bound on the whole command                  | where that is missing           |
-| ---------- | ------------------------------------------- | ------------------------------- |
-| memory     | control group memory limit (OOM inside it)  | RLIMIT_AS, per process          |
-| processes  | control group pids.max                      | RLIMIT_NPROC, when the command  |
-|            |                                             | runs as a user of its own       |
-| cpu_time   | the group's CPU time, watched; its CPU rate | RLIMIT_CPU, per process; no     |
-|            | capped (cpu_cores) so the host keeps a core | rate cap                        |
-| disk       | workspace growth, watched (disk_quota);     | (always); without a cpu group   |
-|            | RLIMIT_FSIZE; /tmp a tmpfs of fixed size;   | no slowing near the quota       |
-|            | slowed near the quota (its CPU rate cut)    |                                 |
-| wall_time  | the timeout kills its process group         | (always)                        |
-| output     | output read, counted                        | (always)                        |
-
-Commands also run niced, so the worker and the host's own work go first. Each outcome lists
-the whole-command bounds that held (`enforced`); `describe()` says it for a host.
+while it runs, and judged after (the table of bounds: agent.sandbox.enforced_limits).
 """
 
 from __future__ import annotations
@@ -26,7 +9,6 @@ import contextlib
 import os
 import resource
 import signal
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -34,7 +16,9 @@ from pathlib import Path
 from agent.sandbox import cgroups
 from agent.sandbox.base import Limits, Usage
 from agent.sandbox.cgroups import CommandGroup, Sample
-from agent.sandbox.disk_quota import Footprint, measure, written
+from agent.sandbox.disk_pace import SLOWED_CORES, DiskPace
+from agent.sandbox.disk_quota import Footprint, fs_files, fs_used, measure, written
+from agent.sandbox.enforced_limits import ALWAYS, group_limits
 from agent.sandbox.limit_messages import said
 from contracts import ResourceLimit
 
@@ -49,35 +33,6 @@ _WALK_SHARE = 0.25
 # RLIMIT_CPU stays as a backstop per process, later than the group's own bound, so that the
 # group's (which names the limit) acts first.
 _CPU_BACKSTOP_S = 2
-# Past this share of its disk quota (by the walk, which does not overstate), a command runs at
-# SLOWED_CORES until it is back under: what it can write over the quota before the watcher's
-# next tick (later on a loaded machine) is then a tenth, since writing is CPU work too.
-SLOW_AT = 0.25
-SLOWED_CORES = 0.1
-# Past the whole quota by its own count (which overstates only by rewrites), a command is all
-# but stopped (a hundredth of a core) until the walk judges it: on a large tree that walk
-# takes long, and the filesystem's count, which could end it at once, understates whenever
-# another writer deletes.
-HELD_CORES = 0.01
-
-
-def describe() -> str:
-    """Which limits this host enforces on a whole command, and why others are weaker here."""
-    found = cgroups.support()
-    enforced = sorted(_group_limits(found) | _ALWAYS)
-    line = f"whole-command limits enforced here: {', '.join(enforced)}"
-    return f"{line} (control groups: {found.reason})" if found.reason else line
-
-
-_ALWAYS = frozenset({ResourceLimit.DISK, ResourceLimit.WALL_TIME, ResourceLimit.OUTPUT})
-
-
-def _group_limits(found: cgroups.Support) -> frozenset[ResourceLimit]:
-    by_controller = {"memory": ResourceLimit.MEMORY, "pids": ResourceLimit.PROCESSES}
-    enforced = {limit for controller, limit in by_controller.items() if found.has(controller)}
-    if found.has("cpuacct") or (found.version == 2 and found.has("cpu")):
-        enforced.add(ResourceLimit.CPU_TIME)
-    return frozenset(enforced)
 
 
 class Containment:
@@ -102,15 +57,14 @@ class Containment:
         self._walk_now = asyncio.Event()
         self._suspect = False
         self._last_walk_s = 0.0
-        self._pace: float | None = None  # the group's CPU cap now, when changed from the limit's
+        self._pace = DiskPace(limits, group)
         self._looked = False  # whether a check has run since the command started
-        self._slow_lock = threading.Lock()
         # What the last walk found grown, and what the command had dirtied when it began: the
         # quick check adds what it dirtied since, an estimate that overstates only by rewrites.
         self._walked_growth = 0
         self._dirtied_at_walk = 0
         found = cgroups.support()
-        self.enforced = _ALWAYS | (_group_limits(found) if group is not None else frozenset())
+        self.enforced = ALWAYS | (group_limits(found) if group is not None else frozenset())
         if group is None and nproc_rlimit:
             self.enforced |= {ResourceLimit.PROCESSES}
         if limits.processes is None:
@@ -118,7 +72,7 @@ class Containment:
 
     @classmethod
     async def open(cls, limits: Limits, workspace: Path, *, nproc_rlimit: bool) -> Containment:
-        group = await asyncio.to_thread(_make_group, limits)
+        group = await asyncio.to_thread(cgroups.make_group, limits)
         containment = cls(limits, workspace, group, nproc_rlimit)
         try:
             await asyncio.to_thread(containment._take_baseline)
@@ -131,9 +85,9 @@ class Containment:
         # Slowed until the watcher's first look, which is prompt but can be late on a loaded
         # machine (a writer at 1 GB/s was 80 MiB in before it): a CPU cap is a budget per
         # 100 ms period, so a command that needs less than a tenth of that never notices.
-        self._set_pace(SLOWED_CORES)
-        self._fs_used_at_start = _fs_used(self.workspace)
-        self._fs_files_at_start = _fs_files(self.workspace)
+        self._pace.set(SLOWED_CORES)
+        self._fs_used_at_start = fs_used(self.workspace)
+        self._fs_files_at_start = fs_files(self.workspace)
         self._baseline = measure(self.workspace)
 
     def preexec(self) -> Callable[[], None]:
@@ -240,33 +194,12 @@ class Containment:
             return ResourceLimit.DISK, 0
         # A long walk is stale at its end: what the command dirtied meanwhile counts too (it
         # may be in files the walk had passed), so a walk loosens the pace only as far as that.
-        self._pace_by(grown.bytes + self._dirtied() - dirtied, grown.files, loosen=True)
+        self._pace.by(grown.bytes + self._dirtied() - dirtied, grown.files, loosen=True)
         self._looked = True
         return None, min(MAX_TICK_S, max(MIN_TICK_S, spent / _WALK_SHARE - spent))
 
     def _dirtied(self) -> int:
         return written(self.group.pids()) if self.group is not None else 0
-
-    def _pace_by(self, grown_bytes: int, grown_files: int, *, loosen: bool) -> None:
-        """Held past the quota, slowed past SLOW_AT of it, else the limit's own pace."""
-        limits = self.limits
-        if grown_bytes >= limits.disk_bytes:
-            self._set_pace(HELD_CORES, loosen=loosen)
-        elif grown_bytes >= SLOW_AT * limits.disk_bytes or grown_files >= SLOW_AT * limits.disk_files:
-            self._set_pace(SLOWED_CORES, loosen=loosen)
-        else:
-            self._set_pace(None, loosen=loosen)
-
-    def _set_pace(self, cores: float | None, *, loosen: bool = False) -> None:
-        """Cap the group at `cores` (None: its limit's). The quick check only tightens; the walk,
-        which measures, may loosen. Both loops decide it, each in its own thread."""
-        with self._slow_lock:
-            if self.group is None or cores == self._pace:
-                return
-            tighter = self._pace is None or (cores is not None and cores < self._pace)
-            if tighter or loosen:
-                self.group.cap_cpu(self.limits.cpu_cores if cores is None else min(cores, self.limits.cpu_cores))
-                self._pace = cores
 
     def _quick_check(self) -> tuple[ResourceLimit | None, float]:
         if self.group is None:
@@ -283,12 +216,12 @@ class Containment:
         """What the command added at most, by two O(1) counts that each only overstate it
         (disk_quota): their smaller. Recorded as the peak when it is past what a walk found."""
         assert self.group is not None
-        dirtied, grown = written(self.group.pids()), _fs_used(self.workspace) - self._fs_used_at_start
-        new_files = _fs_files(self.workspace) - self._fs_files_at_start
+        dirtied, grown = written(self.group.pids()), fs_used(self.workspace) - self._fs_used_at_start
+        new_files = fs_files(self.workspace) - self._fs_files_at_start
         since_walk = self._walked_growth + dirtied - self._dirtied_at_walk
         # Only tightens (the next walk lifts a pace set by rewrites), except the start's
         # slowing, which the first look lifts when the command has written little.
-        self._pace_by(since_walk, 0, loosen=not self._looked)
+        self._pace.by(since_walk, 0, loosen=not self._looked)
         self._looked = True
         self._suspect = max(dirtied, grown, since_walk) >= self.limits.disk_bytes or new_files > self.limits.disk_files
         estimate = min(dirtied, grown)
@@ -350,35 +283,9 @@ class Containment:
             await asyncio.to_thread(_empty_and_remove, group)
 
 
-def _make_group(limits: Limits) -> CommandGroup | None:
-    """None where there are no groups to have, or this one could not be made or limited (the
-    probe made one, but a hierarchy may refuse a limit): the command runs on rlimits alone, and
-    its outcome's `enforced` says so, rather than not running at all."""
-    found = cgroups.support()
-    if not found.bases:
-        return None
-    try:
-        return CommandGroup(limits, found)
-    except OSError:
-        return None
-
-
 def _empty_and_remove(group: CommandGroup) -> None:
     group.kill()
     group.remove()
-
-
-def _fs_used(path: Path) -> int:
-    """Bytes in use on the filesystem holding `path` (ext4 counts delayed allocations too)."""
-    info = os.statvfs(path)
-    return (info.f_blocks - info.f_bfree) * info.f_frsize
-
-
-def _fs_files(path: Path) -> int:
-    """Inodes in use on the filesystem holding `path`: an O(1) count that overstates the files a
-    command made (others make files too), so it only brings the walk forward."""
-    info = os.statvfs(path)
-    return info.f_files - info.f_ffree
 
 
 def _killed_by(exit_code: int | None, sig: signal.Signals) -> bool:

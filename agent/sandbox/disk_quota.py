@@ -117,3 +117,16 @@ def written(pids: Iterable[int]) -> int:
         fields = dict(line.split(": ", 1) for line in lines if ": " in line)
         total += int(fields.get("write_bytes", 0)) - int(fields.get("cancelled_write_bytes", 0))
     return total
+
+
+def fs_used(path: Path) -> int:
+    """Bytes in use on the filesystem holding `path` (ext4 counts delayed allocations too)."""
+    info = os.statvfs(path)
+    return (info.f_blocks - info.f_bfree) * info.f_frsize
+
+
+def fs_files(path: Path) -> int:
+    """Inodes in use on the filesystem holding `path`: an O(1) count that overstates the files a
+    command made (others make files too), so it only brings the walk forward."""
+    info = os.statvfs(path)
+    return info.f_files - info.f_ffree

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.sandbox import CommandOutcome, containment
+from agent.sandbox import CommandOutcome, enforced_limits
 from agent.sandbox.base import Limits, MiB
 from agent.sandbox.bubblewrap import BubblewrapSandbox, unavailable_reason
 from agent.sandbox.disk_quota import measure
@@ -163,7 +163,7 @@ PROBE_ATTACK = "for i in 1 2 3 4; do (while :; do :; done) & done; b(){ b | b & 
 
 
 async def main(runs: int) -> None:
-    print(containment.describe())
+    print(enforced_limits.describe())
     print()
     print("| attack | bound | worst measured | named limit | seconds |")
     print("| --- | ---: | ---: | --- | ---: |")
