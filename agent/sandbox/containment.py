@@ -213,10 +213,9 @@ class Containment:
         return None, QUICK_TICK_S
 
     def _fast_disk_estimate(self) -> int:
-        """What the command added at most, by two O(1) counts that each only overstate it
-        (disk_quota): their smaller. Recorded as the peak when it is past what a walk found."""
-        assert self.group is not None
-        dirtied, grown = written(self.group.pids()), fs_used(self.workspace) - self._fs_used_at_start
+        """What the command added at most, by two O(1) counts (disk_quota says when each
+        overstates): their smaller. Recorded as the peak when it is past what a walk found."""
+        dirtied, grown = self._dirtied(), fs_used(self.workspace) - self._fs_used_at_start
         new_files = fs_files(self.workspace) - self._fs_files_at_start
         since_walk = self._walked_growth + dirtied - self._dirtied_at_walk
         # Only tightens (the next walk lifts a pace set by rewrites), except the start's

@@ -24,7 +24,7 @@ ext4 here has none) and a user per workspace on every host. So the bound is thre
 
 How far past the quota a writer gets is what it writes between the last tick under the quota
 and the stop, and a loaded machine makes ticks late. So a command is slowed as it nears the
-quota (agent.sandbox.containment): past a quarter of it, by the walk, or by the last walk plus
+quota (agent.sandbox.disk_pace): past a quarter of it, by the walk, or by the last walk plus
 what the command dirtied since, its control group is capped at a tenth of a core; past the
 whole quota by that own count, at a hundredth, until a walk judges. A walk that finds it back
 under a quarter (what it dirtied was rewrites, or it removed files) lifts the cap. When one
