@@ -26,6 +26,7 @@ from contracts import TASK_QUEUE
 from contracts.errors import BadInput, SettingsError
 from data_converter import DATA_CONVERTER
 from graceful_shutdown import ActivityTally, run_until_signalled
+from workflow_runner import runner_for
 from workflows import AgentRunWorkflow
 
 
@@ -34,6 +35,8 @@ def build_worker(client: Client, task_queue: str = TASK_QUEUE, **overrides: obje
         "task_queue": task_queue,
         "workflows": [AgentRunWorkflow],
         "activities": ALL_ACTIVITIES,
+        # The sandbox, without re-entering it for every payload's context (workflow_runner.py).
+        "workflow_runner": runner_for(client.data_converter),
         # A worker that dies holds its runs' next workflow task on its sticky queue until
         # this expires (10 s by default); a short one lets another worker take over sooner.
         # A live worker always has a poll waiting on its sticky queue, so it takes the task at

@@ -16,6 +16,7 @@ from temporalio.worker import Replayer
 
 from contracts import RunRequest
 from data_converter import DATA_CONVERTER
+from workflow_runner import runner_for
 from workflows import AgentRunWorkflow
 from workflows.patches import CONVERSATION_BY_REFERENCE, DECIDED_AT_START, EARLIER, READ_ONLY_STEPS
 
@@ -131,7 +132,10 @@ def patches(name: str) -> list[str]:
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda path: path.stem)
 async def test_a_recorded_history_replays(path: Path) -> None:
     history = WorkflowHistory.from_json(path.stem, json.loads(path.read_text()))
-    replayer = Replayer(workflows=[AgentRunWorkflow], data_converter=DATA_CONVERTER)
+    # As a worker replays it: with the lab's workflow runner (workflow_runner.py).
+    replayer = Replayer(
+        workflows=[AgentRunWorkflow], data_converter=DATA_CONVERTER, workflow_runner=runner_for(DATA_CONVERTER)
+    )
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is None, result.replay_failure
 
