@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+import settings
 from experiments.harness import pool, worker_process
+from experiments.harness.cluster import LabCluster
 from experiments.harness.pool import WorkerPool
 
 
@@ -63,3 +65,13 @@ async def test_a_worker_that_does_not_start_in_time_is_killed_not_left_polling(
     with pytest.raises(TimeoutError):
         await worker.start(timeout_s=0.5)
     assert worker.returncode is not None, "the worker that never said it polls is still running"
+
+
+def test_workers_share_one_bytecode_cache_out_of_the_checkout(tmp_path: Path, monkeypatch: Any) -> None:
+    """Replacements start in about a second instead of recompiling every module: their
+    environment writes bytecode, to a cache under the data directory."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    env = LabCluster(tmp_path / "cluster", ops=False).env()
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert Path(env["PYTHONPYCACHEPREFIX"]) == settings.data_dir() / "pycache"
