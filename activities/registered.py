@@ -1,6 +1,7 @@
 """The activities a worker registers: every side effect of an agent run."""
 
 from activities.execution import execute_read_only_tool, execute_tool
+from activities.fused import execute_and_check, verify_and_read
 from activities.ledger import append_ledger
 from activities.model_calls import compile_goal, draft_plan, plan, propose_action
 from activities.postconditions import check_postconditions
@@ -20,6 +21,8 @@ ALL_ACTIVITIES = [
     check_postconditions,
     record_step,
     append_ledger,
+    verify_and_read,
+    execute_and_check,
 ]
 
 __all__ = ["ALL_ACTIVITIES"]

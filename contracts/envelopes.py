@@ -9,12 +9,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from contracts.actions import ActionProposal, ExecutedCall
+from contracts.actions import ActionProposal, ExecutedCall, ToolResult, Verdict
 from contracts.goal import GoalSpec
 from contracts.ledger import LedgerEntry, check_run_id
 from contracts.plan import Plan, PlanTask
 from contracts.policy import PolicyProfile
-from contracts.postconditions import Postcondition
+from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
 from contracts.sandbox import SandboxReport
 from contracts.usage import Usage
@@ -124,6 +124,39 @@ class CheckPostconditionsInput(BaseModel):
     postconditions: list[Postcondition]
     # The run's world, whose state in external services some postconditions read.
     world_id: str | None = None
+
+
+class VerifyAndReadInput(BaseModel):
+    """A call of a read-only tool, verified and, only if the verdict allows it, run: one local
+    activity where the two were two (a reading step's verification belongs to its read)."""
+
+    # The call, as it runs if allowed; its proposal and workspace are what is verified.
+    execution: ExecuteToolInput
+    profile: PolicyProfile = PolicyProfile.DEVELOPER
+    # As VerifyProposalInput.executed: earlier runs of this call, for the repeated-action check.
+    executed: list[ExecutedCall] = Field(default_factory=list)
+
+
+class VerifiedRead(BaseModel):
+    verdict: Verdict
+    # None when the verdict did not allow the read (rejected, or a person must approve it).
+    result: ToolResult | None = None
+
+
+class ExecuteAndCheckInput(BaseModel):
+    """A tool call and then, if it succeeded, the task's postconditions on the state it left:
+    one activity where the two were two (a check only reads, and the call is exactly once by its
+    idempotency key, so a retry of both repeats no effect)."""
+
+    execution: ExecuteToolInput
+    # None: the task has no postconditions, nothing to check.
+    check: CheckPostconditionsInput | None = None
+
+
+class ExecutedAndChecked(BaseModel):
+    result: ToolResult
+    # None when nothing was checked: no postconditions, or the call failed.
+    check: PostconditionResult | None = None
 
 
 class RecordStepInput(BaseModel):

@@ -16,10 +16,10 @@ from lab.durable_start import start_durable_run
 from lab.run_request import build_request
 from worker import build_worker
 from workflows.outcome import run_result
-from workflows.patches import DECIDED_AT_START, EARLIER, Patches
+from workflows.patches import DECIDED_AT_START, EARLIER, FUSED_STEPS, Patches
 
 
-async def test_a_new_run_marks_one_patch_in_its_first_workflow_task(
+async def test_a_new_run_marks_its_patches_in_its_first_workflow_task(
     client: Client, task_queue: str, bugfix_task: Task
 ) -> None:
     async with build_worker(client, task_queue):
@@ -35,21 +35,26 @@ async def test_a_new_run_marks_one_patch_in_its_first_workflow_task(
         for payload in event.marker_recorded_event_attributes.details["patch-data"].payloads
     ]
     # Recorded with the first task's commands, before its first activity; no patch after it.
-    assert marked == [(first_task_done + 1, DECIDED_AT_START)]
-    # And every earlier behaviour is on: the plan drafted by `draft_plan`, a read run locally.
+    first_activity = next(e.event_id for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+    assert [patch for _, patch in marked] == [DECIDED_AT_START, FUSED_STEPS]
+    assert all(first_task_done < event_id < first_activity for event_id, _ in marked)
+    # And every earlier behaviour is on: the plan drafted by `draft_plan`, a read run locally;
+    # and the fused steps: a read verified with it, a write executed and checked together.
     scheduled = [
         e.activity_task_scheduled_event_attributes.activity_type.name
         for e in events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
     ]
     assert "draft_plan" in scheduled and "plan" not in scheduled
+    assert "execute_and_check" in scheduled and "execute_tool" not in scheduled
     local = [
         json.loads(e.marker_recorded_event_attributes.details["data"].payloads[0].data)
         for e in events
         if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
         and e.marker_recorded_event_attributes.marker_name == "core_local_activity"
     ]
-    assert "execute_read_only_tool" in [marker["activity_type"] for marker in local]
+    ran_locally = [marker["activity_type"] for marker in local]
+    assert "verify_and_read" in ran_locally and "execute_read_only_tool" not in ran_locally
 
 
 def test_a_patch_asked_further_into_the_run_is_refused() -> None:

@@ -16,11 +16,20 @@ from temporalio.worker import Replayer
 
 from contracts import RunRequest
 from data_converter import DATA_CONVERTER
+from tests.histories import stored
 from workflow_runner import runner_for
 from workflows import AgentRunWorkflow
-from workflows.patches import CONVERSATION_BY_REFERENCE, DECIDED_AT_START, EARLIER, READ_ONLY_STEPS
+from workflows.patches import CONVERSATION_BY_REFERENCE, DECIDED_AT_START, EARLIER, FUSED_STEPS, READ_ONLY_STEPS
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
+
+
+def test_what_a_history_holds_by_reference_is_kept_beside_it() -> None:
+    """(`patches_decided_at_start`, recorded before they were kept, holds by reference only its
+    run's final result, which a replay does not read.)"""
+    referenced = stored.referenced(_history("fused_steps"))
+    assert referenced, "a test run's result and its check, together, go by reference"
+    assert referenced <= {kept.name for kept in stored.KEPT.glob("*")}
 
 
 def test_the_representative_runs_are_recorded() -> None:
@@ -34,6 +43,7 @@ def test_the_representative_runs_are_recorded() -> None:
         "conversation_by_reference",
         "read_only_steps",
         "patches_decided_at_start",
+        "fused_steps",
     }
 
 
@@ -76,24 +86,6 @@ def test_proposals_by_value_and_by_reference_are_both_recorded() -> None:
 def test_both_ways_of_a_read_only_step_are_recorded() -> None:
     """Before `read-only-steps`, a read_file ran as the remote execute_tool and was checked
     after; since, it runs as a local activity and reuses the task's last check."""
-
-    def scheduled(name: str) -> list[str]:
-        return [
-            event["activityTaskScheduledEventAttributes"]["activityType"]["name"]
-            for event in _events(name)
-            if event["eventType"] == "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"
-        ]
-
-    def local(name: str) -> list[str]:
-        return [
-            json.loads(
-                base64.b64decode(event["markerRecordedEventAttributes"]["details"]["data"]["payloads"][0]["data"])
-            )["activity_type"]
-            for event in _events(name)
-            if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
-            and event["markerRecordedEventAttributes"]["markerName"] == "core_local_activity"
-        ]
-
     # bugfix-median: run the tests, read the code, fix it (then the check passes).
     assert READ_ONLY_STEPS not in patches("draft_plan") and "execute_read_only_tool" not in local("draft_plan")
     assert scheduled("draft_plan").count("execute_tool") == 3
@@ -114,8 +106,54 @@ def test_patches_asked_where_used_and_at_start_are_both_recorded() -> None:
     assert all(DECIDED_AT_START not in marked and set(marked) <= set(EARLIER) for marked in older.values())
 
 
+def test_steps_before_and_after_fusing_are_recorded() -> None:
+    """Before `fused-steps`, a read was verified, then run (two local activities), and a write
+    executed, then checked (two remote ones); since, each pair is one activity."""
+    assert FUSED_STEPS not in patches("patches_decided_at_start")
+    assert local("patches_decided_at_start").count("verify_proposal") == 3
+    assert local("patches_decided_at_start").count("execute_read_only_tool") == 1
+    assert patches("fused_steps") == [DECIDED_AT_START, FUSED_STEPS]
+    # bugfix-median: run the tests, read the code, fix it. The read: one local activity.
+    assert local("fused_steps").count("verify_and_read") == 1
+    assert "execute_read_only_tool" not in local("fused_steps")
+    # The two writes: verified alone (a write is verified before it runs, never with it),
+    # then executed and checked in one activity each.
+    assert local("fused_steps").count("verify_proposal") == 2
+    assert scheduled("fused_steps").count("execute_and_check") == 2
+    assert "execute_tool" not in scheduled("fused_steps")
+    # What is still checked alone: the claim that the task is done, and the goal's acceptance.
+    assert scheduled("fused_steps").count("check_postconditions") == (
+        scheduled("patches_decided_at_start").count("check_postconditions") - 2
+    )
+
+
+def scheduled(name: str) -> list[str]:
+    """The remote activities a recorded history scheduled, in order."""
+    return [
+        event["activityTaskScheduledEventAttributes"]["activityType"]["name"]
+        for event in _events(name)
+        if event["eventType"] == "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"
+    ]
+
+
+def local(name: str) -> list[str]:
+    """The local activities a recorded history ran, in order."""
+    return [
+        json.loads(base64.b64decode(event["markerRecordedEventAttributes"]["details"]["data"]["payloads"][0]["data"]))[
+            "activity_type"
+        ]
+        for event in _events(name)
+        if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
+        and event["markerRecordedEventAttributes"]["markerName"] == "core_local_activity"
+    ]
+
+
+def _history(name: str) -> dict:
+    return json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())
+
+
 def _events(name: str) -> list[dict]:
-    return json.loads((Path(__file__).parent / "histories" / f"{name}.json").read_text())["events"]
+    return _history(name)["events"]
 
 
 def patches(name: str) -> list[str]:
@@ -131,6 +169,8 @@ def patches(name: str) -> list[str]:
 
 @pytest.mark.parametrize("path", HISTORIES, ids=lambda path: path.stem)
 async def test_a_recorded_history_replays(path: Path) -> None:
+    # Its payloads kept by reference, in the store, as on the worker that ran it.
+    stored.install()
     history = WorkflowHistory.from_json(path.stem, json.loads(path.read_text()))
     # As a worker replays it: with the lab's workflow runner (workflow_runner.py).
     replayer = Replayer(

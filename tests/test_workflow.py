@@ -100,6 +100,25 @@ async def test_a_step_that_only_read_runs_locally_and_is_not_checked_again(clien
     told = [turn.feedback.splitlines()[-1] for turn in world.asked[-1].history]
     assert told[1:] == ["Task postconditions: as before, 0/1 postconditions hold."] * len(reads)
     assert [s.postconditions for s in result.steps[1:4]] == ["", "", ""]
+    # Each read verified with its run, each write executed with its check: one activity each.
+    assert world.fused == ["execute_and_check", *["verify_and_read"] * len(reads), "execute_and_check"]
+
+
+async def test_a_read_the_verifier_refuses_is_not_run(client: Client, task_queue: str) -> None:
+    def verdict(proposal: ActionProposal) -> Verdict:
+        if proposal.arguments.get("path") == "secret":
+            return Verdict(decision="reject", reason_code=ReasonCode.PATH_OUTSIDE_WORKSPACE, message="outside")
+        return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
+
+    steps = [call("read_file", path="secret"), call("write_file", path="a.py", content="x")]
+    world = FakeWorld(sequence(*steps), verdict=verdict)
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED
+    assert [s.outcome for s in result.steps] == ["rejected", "committed"]
+    assert world.read_only == [] and world.executed == [steps[1]]
+    assert (
+        result.steps[0].verdict is not None and result.steps[0].verdict.reason_code == ReasonCode.PATH_OUTSIDE_WORKSPACE
+    )
 
 
 async def test_a_read_first_in_a_task_is_checked(client: Client, task_queue: str) -> None:
@@ -160,7 +179,7 @@ async def test_a_non_retryable_activity_error_fails_the_run_with_its_cause(clien
     )
     result = await run(client, task_queue, world)
     assert result.outcome == RunState.FAILED
-    assert "execute_tool failed" in result.reason and "WorkspaceError: disk on fire" in result.reason
+    assert "execute_and_check failed" in result.reason and "WorkspaceError: disk on fire" in result.reason
 
 
 async def test_failed_acceptance_fails_the_run(client: Client, task_queue: str) -> None:

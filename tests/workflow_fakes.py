@@ -22,6 +22,8 @@ from contracts import (
     CompileGoalResult,
     DraftPlanInput,
     DraftPlanResult,
+    ExecuteAndCheckInput,
+    ExecutedAndChecked,
     ExecuteToolInput,
     GoalSpec,
     Plan,
@@ -40,6 +42,8 @@ from contracts import (
     ToolResult,
     Usage,
     Verdict,
+    VerifiedRead,
+    VerifyAndReadInput,
     VerifyProposalInput,
 )
 from contracts.envelopes import AppendLedgerInput, AppendLedgerResult, RecordStepInput, RecordStepResult
@@ -72,6 +76,8 @@ class FakeWorld:
     read_only: list[ActionProposal] = field(default_factory=list)
     asked: list[ProposeActionInput] = field(default_factory=list)
     checks: int = 0
+    # Which fused activities ran (activities/fused.py), in order.
+    fused: list[str] = field(default_factory=list)
     recorded: list[RecordStepInput] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
 
@@ -117,6 +123,22 @@ class FakeWorld:
             self.read_only.append(request.proposal)
             return await execute(request)
 
+        # Verified and, if allowed, read: a local activity where the two were two.
+        @activity.defn(name="verify_and_read")
+        async def verify_and_read(request: VerifyAndReadInput) -> VerifiedRead:
+            self.fused.append("verify_and_read")
+            verdict = self.verdict(request.execution.proposal)
+            if verdict.decision != "allow":
+                return VerifiedRead(verdict=verdict)
+            return VerifiedRead(verdict=verdict, result=await execute_read_only_tool(request.execution))
+
+        @activity.defn(name="execute_and_check")
+        async def execute_and_check(request: ExecuteAndCheckInput) -> ExecutedAndChecked:
+            self.fused.append("execute_and_check")
+            result = await execute(request.execution)
+            checked = await check_postconditions(request.check) if result.ok and request.check is not None else None
+            return ExecutedAndChecked(result=result, check=checked)
+
         @activity.defn(name="check_postconditions")
         async def check_postconditions(request: CheckPostconditionsInput) -> PostconditionResult:
             self.checks += 1
@@ -150,6 +172,8 @@ class FakeWorld:
             check_postconditions,
             record_step,
             append_ledger,
+            verify_and_read,
+            execute_and_check,
         ]
 
 

@@ -81,6 +81,14 @@ READ = ActivityOptions(
     retry=_backing_off(5, timedelta(seconds=5)),
 )
 
+# A tool call and the check after it, in one activity (activities/fused.py): the time of both,
+# and the call's retries (a retry repeats no effect: the call's idempotency key; a check only reads).
+EXECUTE_AND_CHECK = ActivityOptions(
+    start_to_close=EXECUTE.start_to_close + timedelta(minutes=15),
+    heartbeat=_SILENT,
+    retry=EXECUTE.retry,
+)
+
 # Closing a step (git checkpoint + ledger fsync) and ledger appends: short local activities.
 RECORD = ActivityOptions(
     start_to_close=timedelta(seconds=60),

@@ -11,6 +11,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.execution import execute_read_only_tool
+    from activities.fused import execute_and_check, verify_and_read
     from activities.ledger import append_ledger
     from activities.postconditions import check_postconditions
     from activities.step_records import record_step
@@ -18,11 +19,16 @@ with workflow.unsafe.imports_passed_through():
     from contracts import (
         ActionProposal,
         CheckPostconditionsInput,
+        ExecuteAndCheckInput,
+        ExecutedAndChecked,
+        ExecutedCall,
         ExecuteToolInput,
         Postcondition,
         PostconditionResult,
         ToolResult,
         Verdict,
+        VerifiedRead,
+        VerifyAndReadInput,
     )
     from contracts.approval import proposal_digest
     from contracts.envelopes import AppendLedgerInput, RecordStepInput, RecordStepResult, VerifyProposalInput
@@ -45,29 +51,57 @@ async def call(fn: Callable[[In], Awaitable[Out]], arg: In, opts: options.Activi
     )
 
 
-async def check(run: Run, postconditions: list[Postcondition], summary: str) -> PostconditionResult:
-    checking = CheckPostconditionsInput(
+def checking(run: Run, postconditions: list[Postcondition]) -> CheckPostconditionsInput:
+    return CheckPostconditionsInput(
         workspace=run.snapshot.workspace, postconditions=postconditions, world_id=run.request.world_id
     )
-    return await call(check_postconditions, checking, options.CHECK, summary)
 
 
-async def verify(run: Run, proposal: ActionProposal) -> Verdict:
+async def check(run: Run, postconditions: list[Postcondition], summary: str) -> PostconditionResult:
+    return await call(check_postconditions, checking(run, postconditions), options.CHECK, summary)
+
+
+async def execute_then_check(
+    run: Run, execution: ExecuteToolInput, postconditions: list[Postcondition], summary: str
+) -> ExecutedAndChecked:
+    """The call, and the task's postconditions after it if it succeeded (activities/fused.py)."""
+    asked = ExecuteAndCheckInput(execution=execution, check=checking(run, postconditions) if postconditions else None)
+    return await call(execute_and_check, asked, options.EXECUTE_AND_CHECK, summary)
+
+
+def _earlier_runs(run: Run, proposal: ActionProposal) -> list[ExecutedCall]:
     # The repeated-action check looks only at earlier runs of this very call: the verifier
     # gets those, not every call the run remembers (its input would grow with the run, and
     # the SDK stores a large local-activity input in the artifact store at every step).
     digest = proposal_digest(proposal)
+    return [call for call in run.snapshot.executed if call.digest == digest]
+
+
+async def verify(run: Run, proposal: ActionProposal) -> Verdict:
     return await workflow.execute_local_activity(
         verify_proposal,
         VerifyProposalInput(
             workspace=run.snapshot.workspace,
             proposal=proposal,
             profile=run.request.profile,
-            executed=[call for call in run.snapshot.executed if call.digest == digest],
+            executed=_earlier_runs(run, proposal),
         ),
         start_to_close_timeout=options.VERIFY.start_to_close,
         retry_policy=options.VERIFY.retry,
         summary=f"step {run.snapshot.step}: verify {proposal.describe()}",
+    )
+
+
+async def verify_then_read(run: Run, execution: ExecuteToolInput) -> VerifiedRead:
+    """A read-only call verified and, if allowed, run, in the workflow task the proposal's
+    result started (activities/fused.py)."""
+    proposal = execution.proposal
+    return await workflow.execute_local_activity(
+        verify_and_read,
+        VerifyAndReadInput(execution=execution, profile=run.request.profile, executed=_earlier_runs(run, proposal)),
+        start_to_close_timeout=options.READ.start_to_close,
+        retry_policy=options.READ.retry,
+        summary=f"step {run.snapshot.step}: verify and read {proposal.describe()}",
     )
 
 

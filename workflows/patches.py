@@ -24,6 +24,11 @@ from temporalio import workflow
 # Every behaviour below is on for runs started since this patch, asked in their first task.
 DECIDED_AT_START = "patches-decided-at-start"
 
+# Decided at start (fields of Patches):
+# A read-only call is verified and run in one local activity, and a write is executed and
+# checked in one activity (activities/fused.py).
+FUSED_STEPS = "fused-steps"
+
 # Before DECIDED_AT_START, each asked where it is used:
 DRAFT_PLAN_ACTIVITY = "draft-plan-activity"  # `plan` became `draft_plan` (ADR 4)
 CONVERSATION_BY_REFERENCE = "conversation-by-reference"  # a proposal's turns by reference
@@ -38,11 +43,12 @@ EARLIER = (DRAFT_PLAN_ACTIVITY, CONVERSATION_BY_REFERENCE, READ_ONLY_STEPS, NOT_
 @dataclass(frozen=True)
 class Patches:
     decided_at_start: bool
+    fused_steps: bool = False
 
     @classmethod
     def decide(cls) -> Patches:
         """In the run's first workflow task, before its first command."""
-        return cls(decided_at_start=workflow.patched(DECIDED_AT_START))
+        return cls(decided_at_start=workflow.patched(DECIDED_AT_START), fused_steps=workflow.patched(FUSED_STEPS))
 
     def on(self, patch_id: str) -> bool:
         """Whether the run uses the behaviour `patch_id` (one of EARLIER)."""

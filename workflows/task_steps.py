@@ -17,7 +17,16 @@ with workflow.unsafe.imports_passed_through():
     from agent.budget import Spent, exhausted
     from agent.tools.registry import READ_ONLY_TOOLS
     from agent.verification import executed_call
-    from contracts import ActionProposal, ExecuteToolInput, PlanTask, ProposeActionInput, RunState, Usage
+    from contracts import (
+        ActionProposal,
+        ExecuteToolInput,
+        PlanTask,
+        PostconditionResult,
+        ProposeActionInput,
+        RunState,
+        ToolResult,
+        Usage,
+    )
     from workflows import activity_options as options
     from workflows import calls
     from workflows.approval_wait import await_approval
@@ -105,8 +114,24 @@ async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usag
 async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
     """Verify, [await approval], execute, check. True when the task's postconditions hold."""
     snapshot = run.snapshot
+    execution = ExecuteToolInput(
+        workspace=snapshot.workspace,
+        proposal=proposal,
+        run_id=run.run_id,
+        step=snapshot.step,
+        world_id=run.request.world_id,
+        checkpoint=snapshot.checkpoint,
+    )
+    summary = f"step {snapshot.step}: {proposal.describe()}"
+    fused = run.patches.fused_steps
     run.move(S.VERIFYING)
-    verdict = await calls.verify(run, proposal)
+    result: ToolResult | None = None
+    if fused and proposal.tool in READ_ONLY_TOOLS:
+        # Verified and, only if allowed, read, in one local activity (activities/fused.py).
+        verified = await calls.verify_then_read(run, execution)
+        verdict, result = verified.verdict, verified.result
+    else:
+        verdict = await calls.verify(run, proposal)
     if verdict.decision == "reject":
         await end_step(run, task, StepEnd("rejected", proposal, usage, feedback.after_verdict(verdict), verdict))
         return False
@@ -118,19 +143,19 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
             return False
 
     run.move(S.EXECUTING)
-    execution = ExecuteToolInput(
-        workspace=snapshot.workspace,
-        proposal=proposal,
-        run_id=run.run_id,
-        step=snapshot.step,
-        world_id=run.request.world_id,
-        checkpoint=snapshot.checkpoint,
-    )
-    summary = f"step {snapshot.step}: {proposal.describe()}"
-    # Runs started before READ_ONLY_STEPS run a read as execute_tool and check after it.
+    # Runs started before READ_ONLY_STEPS run a read as execute_tool and check after it. (Asked
+    # here, where those runs asked it; a fused run decided it at its start.)
     read_only = proposal.tool in READ_ONLY_TOOLS and run.patches.on(READ_ONLY_STEPS)
-    if read_only:
+    check: PostconditionResult | None = None
+    checked = False
+    if result is not None:
+        pass  # read above, once the verdict allowed it
+    elif read_only:
         result = await calls.read(execution, summary)
+    elif fused:
+        # The call and, if it succeeded, the task's check, in one activity.
+        done = await calls.execute_then_check(run, execution, task.postconditions, summary)
+        result, check, checked = done.result, done.check, True
     else:
         result = await calls.call(execute_tool, execution, options.EXECUTE, summary)
     if (ran := executed_call(snapshot.step, proposal, verdict, result)) is not None:
@@ -149,9 +174,9 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         said = feedback.after_tool(result, snapshot.last_check, told=snapshot.task_status)
         await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result))
         return False
-    check = None
-    if task.postconditions:
+    if task.postconditions and not checked:
         check = await calls.check(run, task.postconditions, f"step {snapshot.step}: check {task.id}")
+    if check is not None:
         snapshot.last_check = check
     said = feedback.after_tool(result, check, told=snapshot.task_status)
     if check is not None:

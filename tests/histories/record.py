@@ -11,6 +11,7 @@ checking that runs started before a `workflow.patched` change still replay.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from data_converter import DATA_CONVERTER
 from lab.catalog import load_task
 from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
+from tests.histories import stored
 from worker import build_worker
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
@@ -49,6 +51,7 @@ async def record(client: Client, name: str, request: RunRequest, approve: bool =
     # The first run's history: for a run that continued as new, the generation that did so.
     history = await client.get_workflow_handle(request.run_id, run_id=handle.first_execution_run_id).fetch_history()
     (HERE / f"{name}.json").write_text(history.to_json())
+    stored.keep(json.loads(history.to_json()))
     print(f"{name}: {len(history.events)} events in its first run, outcome {result.outcome}")
 
 
@@ -112,6 +115,10 @@ async def main() -> None:
                         # Recorded after a run began to decide its patches in its first task.
                         at_start = build_request(load_task("bugfix-median"), "durable")
                         await record(env.client, "patches_decided_at_start", at_start)
+                        # Recorded after a read was verified and run in one local activity and a
+                        # write executed and checked in one activity (fused-steps).
+                        fused = build_request(load_task("bugfix-median"), "durable")
+                        await record(env.client, "fused_steps", fused)
                     else:
                         await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
             finally:

@@ -1,0 +1,97 @@
+"""The fused activities (activities/fused.py) decide nothing the workflow would have decided
+otherwise: a read runs only when its verdict allows it, a check follows only a call that
+succeeded, and a retry of a call and its check repeats no effect."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
+
+from activities.fused import execute_and_check, verify_and_read
+from contracts import (
+    ActionProposal,
+    CheckPostconditionsInput,
+    ExecuteAndCheckInput,
+    ExecuteToolInput,
+    FileContains,
+    ReasonCode,
+    VerifyAndReadInput,
+)
+
+
+def _call(workspace: Path, tool: str, **arguments: object) -> ExecuteToolInput:
+    proposal = ActionProposal(tool=tool, arguments=arguments)  # type: ignore[arg-type]
+    return ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=f"run-{uuid.uuid4().hex[:8]}", step=1)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "notes.txt").write_text("todo\n")
+    return tmp_path
+
+
+async def test_an_allowed_read_is_verified_and_run(workspace: Path) -> None:
+    done = await ActivityEnvironment().run(
+        verify_and_read, VerifyAndReadInput(execution=_call(workspace, "read_file", path="notes.txt"))
+    )
+    assert done.verdict.decision == "allow"
+    assert done.result is not None and done.result.ok and "todo" in done.result.output
+
+
+async def test_a_rejected_read_is_not_run(workspace: Path) -> None:
+    escaping = _call(workspace, "read_file", path="../../etc/passwd")
+    done = await ActivityEnvironment().run(verify_and_read, VerifyAndReadInput(execution=escaping))
+    assert done.verdict.decision == "reject"
+    assert done.verdict.reason_code == ReasonCode.PATH_OUTSIDE_WORKSPACE
+    assert done.result is None
+
+
+async def test_only_a_read_only_tool_is_verified_and_run_locally(workspace: Path) -> None:
+    write = _call(workspace, "write_file", path="notes.txt", content="done\n")
+    with pytest.raises(ApplicationError) as raised:
+        await ActivityEnvironment().run(verify_and_read, VerifyAndReadInput(execution=write))
+    assert raised.value.type == "BadInput" and raised.value.non_retryable
+    assert (workspace / "notes.txt").read_text() == "todo\n"
+
+
+def _checked(workspace: Path, call: ExecuteToolInput) -> ExecuteAndCheckInput:
+    check = CheckPostconditionsInput(
+        workspace=str(workspace), postconditions=[FileContains(path="notes.txt", text="done")]
+    )
+    return ExecuteAndCheckInput(execution=call, check=check)
+
+
+async def test_a_call_that_succeeded_is_checked_after(workspace: Path) -> None:
+    write = _call(workspace, "write_file", path="notes.txt", content="done\n")
+    done = await ActivityEnvironment().run(execute_and_check, _checked(workspace, write))
+    assert done.result.ok and not done.result.replayed
+    assert done.check is not None and done.check.passed
+
+
+async def test_a_call_that_failed_is_not_checked(workspace: Path) -> None:
+    missing = _call(workspace, "replace_in_file", path="absent.txt", old="a", new="b")
+    done = await ActivityEnvironment().run(execute_and_check, _checked(workspace, missing))
+    assert not done.result.ok
+    assert done.check is None
+
+
+async def test_a_retry_gets_the_recorded_call_and_checks_again(workspace: Path) -> None:
+    """As after a worker killed between the call and its check: the call's idempotency key
+    returns what it did, and the state it left is checked again."""
+    write = _call(workspace, "write_file", path="notes.txt", content="done\n")
+    first = await ActivityEnvironment().run(execute_and_check, _checked(workspace, write))
+    (workspace / "notes.txt").write_text("changed since\n")
+    again = await ActivityEnvironment().run(execute_and_check, _checked(workspace, write))
+    assert first.result.ok and again.result.replayed
+    assert (workspace / "notes.txt").read_text() == "changed since\n", "the call did not act again"
+    assert again.check is not None and not again.check.passed, "the check read the state as it is"
+
+
+async def test_nothing_to_check_is_not_checked(workspace: Path) -> None:
+    write = _call(workspace, "write_file", path="notes.txt", content="done\n")
+    done = await ActivityEnvironment().run(execute_and_check, ExecuteAndCheckInput(execution=write))
+    assert done.result.ok and done.check is None
