@@ -225,3 +225,21 @@ async def test_non_tool_proposals_never_execute(client: Client, task_queue: str,
     world = FakeWorld(sequence(ActionProposal(kind=kind)), holds_after=0)  # type: ignore[arg-type]
     await run(client, task_queue, world)
     assert world.executed == []
+
+
+async def test_a_check_is_retried_however_often_its_workers_die(client: Client, task_queue: str) -> None:
+    """A check only reads: its retries are bounded by time, not counted (the soak killed the
+    worker under one check six times in a row, and the run failed on its sixth attempt)."""
+    world = FakeWorld(sequence(call("write_file", path="a", content="b")), lost_checks=12)
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED, result.reason
+    assert world.lost_checks == 0
+
+
+async def test_a_write_and_its_check_are_retried_however_often_their_workers_die(
+    client: Client, task_queue: str
+) -> None:
+    world = FakeWorld(sequence(call("write_file", path="a", content="b")), lost_executions=12)
+    result = await run(client, task_queue, world)
+    assert result.outcome == RunState.COMPLETED, result.reason
+    assert world.fused.count("execute_and_check") == 13

@@ -78,6 +78,10 @@ class FakeWorld:
     checks: int = 0
     # Which fused activities ran (activities/fused.py), in order.
     fused: list[str] = field(default_factory=list)
+    # Attempts that fail as if their worker died, before one succeeds: of the check activity
+    # (the claim of "finish" and the goal's acceptance), and of a write executed and checked.
+    lost_checks: int = 0
+    lost_executions: int = 0
     recorded: list[RecordStepInput] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
 
@@ -135,12 +139,21 @@ class FakeWorld:
         @activity.defn(name="execute_and_check")
         async def execute_and_check(request: ExecuteAndCheckInput) -> ExecutedAndChecked:
             self.fused.append("execute_and_check")
+            if self.lost_executions:
+                self.lost_executions -= 1
+                raise _worker_died()
             result = await execute(request.execution)
-            checked = await check_postconditions(request.check) if result.ok and request.check is not None else None
+            checked = await check(request.check) if result.ok and request.check is not None else None
             return ExecutedAndChecked(result=result, check=checked)
 
         @activity.defn(name="check_postconditions")
         async def check_postconditions(request: CheckPostconditionsInput) -> PostconditionResult:
+            if self.lost_checks:
+                self.lost_checks -= 1
+                raise _worker_died()
+            return await check(request)
+
+        async def check(request: CheckPostconditionsInput) -> PostconditionResult:
             self.checks += 1
             holds = len(self.executed) >= self.holds_after and not any(
                 isinstance(p, CommandExitCode) and p.command == "false" for p in request.postconditions
@@ -175,6 +188,11 @@ class FakeWorld:
             verify_and_read,
             execute_and_check,
         ]
+
+
+def _worker_died() -> ApplicationError:
+    """What an attempt whose worker was killed ends as, to the workflow: retryable."""
+    return ApplicationError("activity Heartbeat timeout", type="HeartbeatTimeout")
 
 
 def sequence(*proposals: ActionProposal | None) -> Callable[[ProposeActionInput], ProposeActionResult]:

@@ -24,6 +24,8 @@ class ActivityOptions:
     retry: RetryPolicy
     # Long activities heartbeat twice a second; a silent worker is presumed dead after this.
     heartbeat: timedelta | None = None
+    # All attempts together, for an activity retried by time rather than by count.
+    schedule_to_close: timedelta | None = None
 
 
 _NON_RETRYABLE = non_retryable_types()
@@ -35,7 +37,11 @@ _SILENT = timedelta(seconds=2)
 
 
 def _backing_off(attempts: int, longest: timedelta) -> RetryPolicy:
-    """The first retry at once (0.1 s), then each wait four times the last, up to `longest`."""
+    """The first retry at once (0.1 s), then each wait four times the last, up to `longest`;
+    `attempts` 0: no count, for an activity that is safe to repeat and bounded by its
+    schedule-to-close time instead. Every killed worker costs its activity an attempt: the
+    soak killed the worker running one check six times in a row (its six attempts in 32 s),
+    and the run failed for what was only its workers dying."""
     return RetryPolicy(
         initial_interval=timedelta(milliseconds=100),
         backoff_coefficient=4.0,
@@ -47,13 +53,17 @@ def _backing_off(attempts: int, longest: timedelta) -> RetryPolicy:
 
 # It heartbeats like every activity: without a heartbeat timeout, a worker killed while it
 # copied the fixture held the run for the whole two minutes (the soak's "two-minute stalls").
+# Safe to repeat (a copy, then an atomic rename): retried for ten minutes, however often.
 PREPARE = ActivityOptions(
     start_to_close=timedelta(minutes=2),
     heartbeat=_SILENT,
-    retry=_backing_off(3, timedelta(seconds=5)),
+    retry=_backing_off(0, timedelta(seconds=5)),
+    schedule_to_close=timedelta(minutes=10),
 )
 
 # Backoffs of 0.1, 0.4, 1.6 and 6.4 s: a model server restarting has about 8 s to come back.
+# A model call keeps its count: an attempt that reached a provider may have cost tokens (so a
+# call whose worker is killed five times in a row fails the run).
 MODEL = ActivityOptions(
     start_to_close=timedelta(minutes=5),
     heartbeat=_SILENT,
@@ -67,11 +77,13 @@ VERIFY = ActivityOptions(
 )
 
 # Commands may run up to 10 minutes (the run_command tool's own limit). A service a tool acts
-# on may be down for a while: retries reach about a minute, safe under the idempotency key.
+# on may be down for a while: retried for 20 minutes, however often, safe under the
+# idempotency key (a retry returns the recorded effect, or asks the service before acting).
 EXECUTE = ActivityOptions(
     start_to_close=timedelta(minutes=11),
     heartbeat=_SILENT,
-    retry=_backing_off(8, timedelta(seconds=15)),
+    retry=_backing_off(0, timedelta(seconds=15)),
+    schedule_to_close=timedelta(minutes=20),
 )
 
 # A read-only tool reads the workspace in-process: bounded output, milliseconds (a local
@@ -87,6 +99,7 @@ EXECUTE_AND_CHECK = ActivityOptions(
     start_to_close=EXECUTE.start_to_close + timedelta(minutes=15),
     heartbeat=_SILENT,
     retry=EXECUTE.retry,
+    schedule_to_close=timedelta(minutes=40),
 )
 
 # Closing a step (git checkpoint + ledger fsync) and ledger appends: short local activities.
@@ -96,10 +109,11 @@ RECORD = ActivityOptions(
 )
 
 # A check only reads, so retrying it is always safe; its attempts are mostly lost to workers
-# that died under it (the soak killed three in a row in a few seconds, and the run failed on
-# a check that never ran). Backoffs of 0.1, 0.4, 1.6, 6.4 and 10 s: about 18 s of dead workers.
+# that died under it. Retried for 20 minutes, however often (a service that does not answer is
+# retried, never judged), with backoffs of 0.1, 0.4, 1.6, 6.4 s, then every 10 s.
 CHECK = ActivityOptions(
     start_to_close=timedelta(minutes=15),
     heartbeat=_SILENT,
-    retry=_backing_off(6, timedelta(seconds=10)),
+    retry=_backing_off(0, timedelta(seconds=10)),
+    schedule_to_close=timedelta(minutes=20),
 )

@@ -45,6 +45,7 @@ async def call(fn: Callable[[In], Awaitable[Out]], arg: In, opts: options.Activi
         fn,
         arg,
         start_to_close_timeout=opts.start_to_close,
+        schedule_to_close_timeout=opts.schedule_to_close,
         heartbeat_timeout=opts.heartbeat,
         retry_policy=opts.retry,
         summary=summary,
