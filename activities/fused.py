@@ -1,11 +1,13 @@
-"""Two calls a step always makes together, as one activity: a round trip through the server and
-a workflow activation fewer each (docs/performance.md, "Where a durable step's time goes").
+"""Calls a run always makes one after the other, as one activity: a round trip through the
+server or a workflow activation fewer each (docs/performance.md, "Where a durable step's time
+goes").
 
 Each is the same core functions the separate activities call, in the order the workflow called
 them, and decides nothing the workflow would have decided differently: a read runs only when
-its verdict allows it, and postconditions are checked only after a call that succeeded (the
-workflow checks none after a failed one). The workflow still moves its state machine through
-every state, from what the activity returns.
+its verdict allows it, postconditions are checked only after a call that succeeded (the
+workflow checks none after a failed one), and a step's record, decided by the workflow, is
+written before the next proposal is asked for. The workflow still moves its state machine
+through every state, from what the activity returns.
 """
 
 from __future__ import annotations
@@ -15,12 +17,22 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities import attempt_usage
 from activities.boundary import activity_boundary
+from agent import model_calls
 from agent.execution import execute
 from agent.postconditions import check
+from agent.step_records import record_step
 from agent.tools.registry import READ_ONLY_TOOLS
 from agent.verification import verify
-from contracts import ExecuteAndCheckInput, ExecutedAndChecked, VerifiedRead, VerifyAndReadInput
+from contracts import (
+    ExecuteAndCheckInput,
+    ExecutedAndChecked,
+    RecordedThenProposed,
+    RecordThenProposeInput,
+    VerifiedRead,
+    VerifyAndReadInput,
+)
 from contracts.errors import BadInput
 
 
@@ -52,3 +64,18 @@ async def execute_and_check(request: ExecuteAndCheckInput) -> ExecutedAndChecked
         # As check_postconditions: a service that does not answer is retried, never judged.
         checked = await check(Path(checking.workspace), checking.postconditions, checking.world_id, retry_outages=True)
         return ExecutedAndChecked(result=result, check=checked)
+
+
+@activity.defn
+async def record_then_propose(request: RecordThenProposeInput) -> RecordedThenProposed:
+    """The last step's checkpoint, ledger events and turn (idempotent, as record_step: a retry
+    repeats nothing), then the proposal that reads that turn. As propose_action, the provider
+    sees which attempt this is and every failed attempt's cost is counted."""
+    asked = request.propose.model_copy(update={"attempt": activity.info().attempt})
+    async with activity_boundary():
+        recorded = await record_step(request.record) if request.record is not None else None
+        if recorded is not None and recorded.conversation is not None:
+            asked = asked.model_copy(update={"conversation": recorded.conversation})
+        proposed = await model_calls.propose_action(asked)
+    proposed = proposed.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures()})
+    return RecordedThenProposed(recorded=recorded, proposed=proposed)

@@ -1,7 +1,7 @@
 """The activities a worker registers: every side effect of an agent run."""
 
 from activities.execution import execute_read_only_tool, execute_tool
-from activities.fused import execute_and_check, verify_and_read
+from activities.fused import execute_and_check, record_then_propose, verify_and_read
 from activities.ledger import append_ledger
 from activities.model_calls import compile_goal, draft_plan, plan, propose_action
 from activities.postconditions import check_postconditions
@@ -23,6 +23,7 @@ ALL_ACTIVITIES = [
     append_ledger,
     verify_and_read,
     execute_and_check,
+    record_then_propose,
 ]
 
 __all__ = ["ALL_ACTIVITIES"]

@@ -179,6 +179,20 @@ class RecordStepResult(BaseModel):
     conversation: str | None = None
 
 
+class RecordThenProposeInput(BaseModel):
+    """The last step's record, then the next proposal, in one activity: a step's record rides
+    with the model call that follows it (the call needs its turn stored anyway)."""
+
+    record: RecordStepInput | None = None
+    # Its `conversation` is the task's latest turn before `record`'s, if there is one.
+    propose: ProposeActionInput
+
+
+class RecordedThenProposed(BaseModel):
+    recorded: RecordStepResult | None = None
+    proposed: ProposeActionResult
+
+
 class AppendLedgerInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

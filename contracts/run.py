@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from contracts.actions import ActionProposal, ExecutedCall, Verdict
 from contracts.approval import ApprovalDecision, PendingApproval
 from contracts.budget import RunBudget
+from contracts.envelopes import RecordStepInput
 from contracts.goal import GoalSpec
 from contracts.plan import Plan
 from contracts.policy import PolicyProfile
@@ -82,6 +83,10 @@ class RunSnapshot(BaseModel):
     executed: list[ExecutedCall] = Field(default_factory=list)
     # The workspace's files at the start, as every prompt lists them.
     workspace_files: list[str] = Field(default_factory=list)
+    # The last step's record (checkpoint, ledger events, turn), not written yet: the next
+    # proposal's activity writes it first (fused steps), or the run's end does. `checkpoint`
+    # and `conversation` above are the ones before it.
+    pending_record: RecordStepInput | None = None
 
 
 class RunRequest(BaseModel):

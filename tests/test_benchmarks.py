@@ -143,19 +143,25 @@ def test_durable_overhead_splits_a_durable_run_into_work_and_orchestration() -> 
     # add up to the wall time per step (each printed to 0.1 ms).
     row, reading_row = split
     assert (row["task"], reading_row["task"]) == ("bugfix-median", "history-5")
-    for activity in ("propose_action", "execute_tool", "check_postconditions", "verify_proposal", "record_step"):
+    for activity in (
+        "record_then_propose",
+        "execute_and_check",
+        "check_postconditions",
+        "verify_proposal",
+        "record_step",
+    ):
         assert activity in row, row
     parts = [number(cell) for column, cell in row.items() if column != "task"]
     assert sum(parts) == pytest.approx(wall / steps * 1000, abs=10 / steps + 0.1 * len(parts))
     assert number(row["workflow tasks"]) > 0
-    # Its reads run as local activities: the tool's time is in execute_read_only_tool.
-    assert number(reading_row["execute_read_only_tool"]) > 0
+    # Its reads are verified and run in one local activity: the tool's time is in verify_and_read.
+    assert number(reading_row["verify_and_read"]) > 0
 
 
 def test_recovery_times_a_kill_and_weighs_a_history() -> None:
     recovery, history = tables(quick("recovery"))
     [kill] = recovery
-    assert (kill["kill point"], kill["retried activity"]) == ("after the effect", "execute_tool")
+    assert (kill["kill point"], kill["retried activity"]) == ("after the effect", "execute_and_check")
     assert number(kill["kills"]) == 1
     for measure in ("retried", "resumed"):
         median, p95, high = (number(kill[f"{measure} {column}"]) for column in ("s (median)", "p95", "max"))
@@ -189,7 +195,7 @@ def test_history_size_weighs_each_run_length_and_says_where_the_bytes_are() -> N
         assert per_step == pytest.approx(total / number(row["steps"]), abs=1), row
         # Each read's observation (a 60-line window) is over the threshold: by reference.
         assert number(row["stored by reference, per step"].split(" (")[0]) > 0, row
-    assert any(row["events"].startswith("activity_task_scheduled (propose_action)") for row in where), where
+    assert any(row["events"].startswith("activity_task_scheduled (record_then_propose)") for row in where), where
     assert sum(float(row["share"].rstrip("%")) for row in where) <= 100.5
 
 

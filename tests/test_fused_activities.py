@@ -5,22 +5,37 @@ succeeded, and a retry of a call and its check repeats no effect."""
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import yaml
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.fused import execute_and_check, verify_and_read
+from activities.fused import execute_and_check, record_then_propose, verify_and_read
+from agent.conversation import load_turns
+from agent.ledger.read import read_events
+from agent.ledger.store import ledger_path
 from contracts import (
     ActionProposal,
     CheckPostconditionsInput,
     ExecuteAndCheckInput,
     ExecuteToolInput,
     FileContains,
+    LedgerEntry,
+    ProposeActionInput,
+    ProviderConfig,
     ReasonCode,
+    RecordStepInput,
+    RecordThenProposeInput,
+    Turn,
     VerifyAndReadInput,
 )
+from contracts.script import Script
+from lab.catalog import Task
+
+NOW = datetime(2026, 12, 2, tzinfo=UTC)
 
 
 def _call(workspace: Path, tool: str, **arguments: object) -> ExecuteToolInput:
@@ -95,3 +110,32 @@ async def test_nothing_to_check_is_not_checked(workspace: Path) -> None:
     write = _call(workspace, "write_file", path="notes.txt", content="done\n")
     done = await ActivityEnvironment().run(execute_and_check, ExecuteAndCheckInput(execution=write))
     assert done.result.ok and done.check is None
+
+
+async def test_a_steps_record_is_written_before_the_proposal_that_reads_it(bugfix_task: Task) -> None:
+    """The proposal sees the turn the record stored (the scripted model answers by how many
+    turns it was shown), and the step's ledger events are on disk."""
+    run_id = f"run-{uuid.uuid4().hex[:8]}"
+    script = Script.model_validate(yaml.safe_load(Path(bugfix_task.script_path).read_text()))
+    first, second = script.actions_for(None)[:2]
+    event = LedgerEntry(event_id=f"{run_id}/step-1/proposal", type="proposal", run_id=run_id, time=NOW, step=1)
+    record = RecordStepInput(
+        run_id=run_id,
+        workspace="",
+        step=1,
+        action="none",
+        checkpoint="ck-0",
+        entries=[event],
+        turn=Turn(step=1, proposal=first, outcome="committed", feedback="ran"),
+    )
+    asked = ProposeActionInput(
+        provider=ProviderConfig(script_path=str(bugfix_task.script_path)), goal="g", run_id=run_id
+    )
+    done = await ActivityEnvironment().run(record_then_propose, RecordThenProposeInput(record=record, propose=asked))
+    assert done.recorded is not None and done.recorded.conversation is not None
+    assert [turn.step for turn in load_turns(done.recorded.conversation)] == [1]
+    assert done.proposed.proposal == second
+    assert [written.event_id for written in read_events(ledger_path(run_id))] == [event.event_id]
+
+    nothing_waits = await ActivityEnvironment().run(record_then_propose, RecordThenProposeInput(propose=asked))
+    assert nothing_waits.recorded is None and nothing_waits.proposed.proposal == first

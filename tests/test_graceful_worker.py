@@ -72,7 +72,7 @@ async def wait_for_started_execution(handle: WorkflowHandle) -> None:
         while True:
             pending = (await handle.describe()).raw_description.pending_activities
             if any(
-                p.activity_type.name == "execute_tool"
+                p.activity_type.name == "execute_and_check"
                 and p.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
                 for p in pending
             ):
@@ -115,7 +115,7 @@ async def test_sigterm_lets_the_running_activity_finish_on_this_worker(
             event.event_id
             for event in events
             if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-            and event.activity_task_scheduled_event_attributes.activity_type.name == "execute_tool"
+            and event.activity_task_scheduled_event_attributes.activity_type.name == "execute_and_check"
         }
         started = [
             event.activity_task_started_event_attributes
@@ -160,7 +160,7 @@ async def test_an_activity_longer_than_the_grace_period_is_handed_back(
         async with asyncio.timeout(10):
             while True:
                 pending = (await handle.describe()).raw_description.pending_activities
-                execution = next(p for p in pending if p.activity_type.name == "execute_tool")
+                execution = next(p for p in pending if p.activity_type.name == "execute_and_check")
                 if execution.attempt == 2:
                     break
                 await asyncio.sleep(0.1)

@@ -107,11 +107,13 @@ def test_patches_asked_where_used_and_at_start_are_both_recorded() -> None:
 
 
 def test_steps_before_and_after_fusing_are_recorded() -> None:
-    """Before `fused-steps`, a read was verified, then run (two local activities), and a write
-    executed, then checked (two remote ones); since, each pair is one activity."""
+    """Before `fused-steps`, a read was verified, then run (two local activities), a write
+    executed, then checked (two remote ones), and every step closed by a local activity of its
+    own; since, each pair is one activity, and a step's record goes with the next proposal."""
     assert FUSED_STEPS not in patches("patches_decided_at_start")
     assert local("patches_decided_at_start").count("verify_proposal") == 3
     assert local("patches_decided_at_start").count("execute_read_only_tool") == 1
+    assert local("patches_decided_at_start").count("record_step") == 3
     assert patches("fused_steps") == [DECIDED_AT_START, FUSED_STEPS]
     # bugfix-median: run the tests, read the code, fix it. The read: one local activity.
     assert local("fused_steps").count("verify_and_read") == 1
@@ -125,6 +127,10 @@ def test_steps_before_and_after_fusing_are_recorded() -> None:
     assert scheduled("fused_steps").count("check_postconditions") == (
         scheduled("patches_decided_at_start").count("check_postconditions") - 2
     )
+    # Each proposal writes the step before it; the task's last step is closed on its own.
+    assert scheduled("fused_steps").count("record_then_propose") == 3
+    assert "propose_action" not in scheduled("fused_steps")
+    assert local("fused_steps").count("record_step") == 1
 
 
 def scheduled(name: str) -> list[str]:

@@ -100,8 +100,12 @@ async def test_a_step_that_only_read_runs_locally_and_is_not_checked_again(clien
     told = [turn.feedback.splitlines()[-1] for turn in world.asked[-1].history]
     assert told[1:] == ["Task postconditions: as before, 0/1 postconditions hold."] * len(reads)
     assert [s.postconditions for s in result.steps[1:4]] == ["", "", ""]
-    # Each read verified with its run, each write executed with its check: one activity each.
-    assert world.fused == ["execute_and_check", *["verify_and_read"] * len(reads), "execute_and_check"]
+    # Each read verified with its run, each write executed with its check: one activity each;
+    # and each step's record written with the next proposal, but the last one's.
+    stepped = [name for name in world.fused if name != "record_then_propose"]
+    assert stepped == ["execute_and_check", *["verify_and_read"] * len(reads), "execute_and_check"]
+    assert world.fused.count("record_then_propose") == len(steps)
+    assert [closing.step for closing in world.recorded] == list(range(1, len(steps) + 1))
 
 
 async def test_a_read_the_verifier_refuses_is_not_run(client: Client, task_queue: str) -> None:
@@ -136,6 +140,10 @@ async def test_the_task_step_budget_ends_the_run(client: Client, task_queue: str
     assert result.outcome == RunState.BUDGET_EXHAUSTED
     assert len(result.steps) == 3 and len(world.executed) == 3
     assert "the task's budget of 3 steps is spent" in result.reason
+    # The last step's record waited for a next proposal that never came: the run's end wrote it.
+    assert [closing.step for closing in world.recorded] == [1, 2, 3]
+    assert result.checkpoint == "ck-3"
+    assert [entry.type for entry in world.ledger][-1] == "run_finished"
 
 
 async def test_the_run_step_budget_spans_tasks(client: Client, task_queue: str) -> None:

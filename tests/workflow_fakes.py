@@ -36,6 +36,8 @@ from contracts import (
     ProposeActionResult,
     ProviderConfig,
     ReasonCode,
+    RecordedThenProposed,
+    RecordThenProposeInput,
     RunBudget,
     RunRequest,
     RunResult,
@@ -169,6 +171,16 @@ class FakeWorld:
             conversation = store_turn(request.previous, request.turn) if request.turn is not None else None
             return RecordStepResult(checkpoint=checkpoint, conversation=conversation)
 
+        # The last step's record, then the proposal: one activity where the two were two.
+        @activity.defn(name="record_then_propose")
+        async def record_then_propose(request: RecordThenProposeInput) -> RecordedThenProposed:
+            self.fused.append("record_then_propose")
+            asked = request.propose
+            recorded = await record_step(request.record) if request.record is not None else None
+            if recorded is not None and recorded.conversation is not None:
+                asked = asked.model_copy(update={"conversation": recorded.conversation})
+            return RecordedThenProposed(recorded=recorded, proposed=await propose_action(asked))
+
         @activity.defn(name="append_ledger")
         async def append_ledger(request: AppendLedgerInput) -> AppendLedgerResult:
             self.ledger.extend(request.entries)
@@ -187,6 +199,7 @@ class FakeWorld:
             append_ledger,
             verify_and_read,
             execute_and_check,
+            record_then_propose,
         ]
 
 

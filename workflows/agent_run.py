@@ -180,6 +180,7 @@ async def _start(run: Run) -> None:
 
 async def _accept(run: Run) -> tuple[PostconditionResult, str]:
     """The goal's declared postconditions decide between COMPLETED and FAILED."""
+    await calls.flush(run)
     run.move(S.ACCEPTING)
     run.snapshot.task_id = None
     goal_spec = run.snapshot.goal_spec
@@ -193,6 +194,12 @@ async def _accept(run: Run) -> tuple[PostconditionResult, str]:
 
 async def _finish(run: Run, acceptance: PostconditionResult | None, reason: str) -> RunResult:
     request, snapshot = run.request, run.snapshot
+    try:
+        # The last step's record, if it waits (the run ended between two steps: a budget, or an
+        # activity out of retries). The run has already ended: a record that fails is said.
+        await calls.flush(run)
+    except ActivityError as error:
+        reason = "; ".join(filter(None, [reason, f"the last step's record was not written: {_cause(error)}"]))
     result = RunResult(
         run_id=request.run_id,
         runtime=request.runtime,

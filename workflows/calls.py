@@ -11,7 +11,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.execution import execute_read_only_tool
-    from activities.fused import execute_and_check, verify_and_read
+    from activities.fused import execute_and_check, record_then_propose, verify_and_read
     from activities.ledger import append_ledger
     from activities.postconditions import check_postconditions
     from activities.step_records import record_step
@@ -25,6 +25,9 @@ with workflow.unsafe.imports_passed_through():
         ExecuteToolInput,
         Postcondition,
         PostconditionResult,
+        ProposeActionInput,
+        ProposeActionResult,
+        RecordThenProposeInput,
         ToolResult,
         Verdict,
         VerifiedRead,
@@ -124,8 +127,45 @@ async def record(closing: RecordStepInput) -> RecordStepResult:
         closing,
         start_to_close_timeout=options.RECORD.start_to_close,
         retry_policy=options.RECORD.retry,
-        summary=f"step {closing.step}: {'checkpoint' if closing.action == 'commit' else 'roll back'} and record",
+        summary=f"step {closing.step}: {_closing(closing)}",
     )
+
+
+async def propose(run: Run, asked: ProposeActionInput, summary: str) -> ProposeActionResult:
+    """The last step's record, if it waits (RunSnapshot.pending_record), then the proposal, in
+    one activity (activities/fused.py)."""
+    snapshot = run.snapshot
+    pending = snapshot.pending_record
+    if pending is not None:
+        summary += f"; step {pending.step}: {_closing(pending)}"
+    done = await call(
+        record_then_propose, RecordThenProposeInput(record=pending, propose=asked), options.MODEL, summary
+    )
+    if done.recorded is not None:
+        _recorded(run, done.recorded)
+    return done.proposed
+
+
+async def close_step(run: Run, closing: RecordStepInput) -> None:
+    """Write a step's record now (a local activity) and take its checkpoint and turn."""
+    _recorded(run, await record(closing))
+
+
+async def flush(run: Run) -> None:
+    """Write the last step's record if it waits: before the run ends, or anything reads what
+    it leaves (a rollback puts the workspace back)."""
+    if run.snapshot.pending_record is not None:
+        await close_step(run, run.snapshot.pending_record)
+
+
+def _recorded(run: Run, recorded: RecordStepResult) -> None:
+    run.snapshot.checkpoint = recorded.checkpoint
+    run.snapshot.conversation = recorded.conversation
+    run.snapshot.pending_record = None
+
+
+def _closing(closing: RecordStepInput) -> str:
+    return f"{'checkpoint' if closing.action == 'commit' else 'roll back'} and record"
 
 
 async def append_to_ledger(run: Run, events: list[LedgerEntry]) -> None:

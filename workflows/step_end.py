@@ -30,8 +30,11 @@ class StepEnd:
     check: PostconditionResult | None = None
 
 
-async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = False) -> None:
-    """`moved`: the run already moved to where the step leaves it (a model that gave up)."""
+async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = False, last: bool = False) -> None:
+    """`moved`: the run already moved to where the step leaves it (a model that gave up).
+    `last`: the step ends its task. A fused run's other steps leave their record to the next
+    proposal's activity (calls.propose): a local activity fewer a step; the
+    record is still decided here, and a run that ends first writes it at its end."""
     snapshot = run.snapshot
     if not moved:
         run.move(RunState.COMMITTED if end.outcome == "committed" else RunState.REJECTED)
@@ -48,21 +51,22 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
         events.append(run.entries.entry("postconditions", now, step, passed=end.check.passed, result=end.check))
     fault_injected = end.result is not None and end.result.fault_injected
     turn = Turn(step=step, proposal=end.proposal, outcome=end.outcome, feedback=end.said, fault_injected=fault_injected)
-    recorded = await calls.record(
-        RecordStepInput(
-            run_id=run.run_id,
-            workspace=snapshot.workspace,
-            step=step,
-            action="commit" if end.outcome == "committed" else "rollback",
-            checkpoint=snapshot.checkpoint,
-            message=end.proposal.describe() if end.proposal else "unusable answer",
-            entries=events,
-            turn=turn,
-            previous=snapshot.conversation,
-        ),
+    closing = RecordStepInput(
+        run_id=run.run_id,
+        workspace=snapshot.workspace,
+        step=step,
+        action="commit" if end.outcome == "committed" else "rollback",
+        checkpoint=snapshot.checkpoint,
+        message=end.proposal.describe() if end.proposal else "unusable answer",
+        entries=events,
+        turn=turn,
+        previous=snapshot.conversation,
     )
-    snapshot.checkpoint = recorded.checkpoint
-    snapshot.conversation = recorded.conversation
+    if run.patches.fused_steps and not (moved or last):
+        snapshot.pending_record = closing
+    else:
+        await calls.flush(run)  # (none waits: every step starts with a proposal, which wrote it)
+        await calls.close_step(run, closing)
     StepLog(steps=snapshot.steps, turns=snapshot.turns).record(
         step,
         task.id,

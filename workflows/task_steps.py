@@ -76,7 +76,12 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
             run_id=run.run_id,
             step=snapshot.step,
         )
-        proposed = await calls.call(propose_action, asked, options.MODEL, f"step {snapshot.step}: propose ({task.id})")
+        summary = f"step {snapshot.step}: propose ({task.id})"
+        if run.patches.fused_steps:
+            # The last step's record first, if it waits, in the same activity.
+            proposed = await calls.propose(run, asked, summary)
+        else:
+            proposed = await calls.call(propose_action, asked, options.MODEL, summary)
         spent = proposed.usage + proposed.failed_attempts
         snapshot.usage += spent
         snapshot.task_usage += spent
@@ -107,7 +112,7 @@ async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usag
         said = "claimed done, but " + run.snapshot.task_status
         await end_step(run, task, StepEnd("rejected", proposal, usage, said, check=check))
         return False
-    await end_step(run, task, StepEnd("committed", proposal, usage, "done", check=check))
+    await end_step(run, task, StepEnd("committed", proposal, usage, "done", check=check), last=True)
     return True
 
 
@@ -181,5 +186,6 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
     said = feedback.after_tool(result, check, told=snapshot.task_status)
     if check is not None:
         snapshot.task_status = feedback.after_check(check)
-    await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result, check))
-    return check is not None and check.passed
+    done = check is not None and check.passed
+    await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result, check), last=done)
+    return done

@@ -49,6 +49,10 @@ class Load:
         return self.steps / self.wall_s
 
 
+# The activities that ask for a step's proposal: runs started before fused steps, and since.
+PROPOSING = {"propose_action", "record_then_propose"}
+
+
 async def one_run(client: Client, task_dir: Path) -> tuple[int, list[float]]:
     """The run's steps and each step's latency."""
     request = build_request(load_task(str(task_dir)), "durable")
@@ -60,7 +64,7 @@ async def one_run(client: Client, task_dir: Path) -> tuple[int, list[float]]:
     async for event in handle.fetch_history_events():
         is_proposal = (
             event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-            and event.activity_task_scheduled_event_attributes.activity_type.name == "propose_action"
+            and event.activity_task_scheduled_event_attributes.activity_type.name in PROPOSING
         )
         if is_proposal or event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
             marks.append(event.event_time.ToDatetime().timestamp())

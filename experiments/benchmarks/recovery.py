@@ -39,7 +39,11 @@ POINTS = {
     "after the effect": FaultSpec(point=FaultPoint.AFTER_EFFECT, tool="issue_refund"),
     "during the tool": FaultSpec(point=FaultPoint.TOOL_EXECUTION, tool="create_ticket", delay_s=0),
 }
-ACTIVITY_OF = {"model call": "propose_action", "after the effect": "execute_tool", "during the tool": "execute_tool"}
+ACTIVITY_OF = {
+    "model call": "record_then_propose",
+    "after the effect": "execute_and_check",
+    "during the tool": "execute_and_check",
+}
 HISTORY_TASKS = ("bugfix-median", "rename-refactor", "refund-duplicate-charge")
 # The quick run: one kill, at one point, and one task's history; both tables, in seconds (most
 # of them the heartbeat timeout that tells Temporal the killed worker is gone).
