@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import shutil
 import socket
 import subprocess
@@ -31,6 +32,18 @@ _FAST_DYNAMIC_CONFIG = (
     "history.timerProcessorMaxPollRPS=1000",
     'history.timerProcessorMaxTimeShift="10ms"',
 )
+
+
+# The CLI picks free ports for its HTTP API and its metrics itself, and between its pick and its
+# bind another process can take one (seen once, at a soak's start): such a start is tried again.
+_PORT_TAKEN = re.compile(r":(\d+): bind: address already in use")
+_STARTS = 3
+
+
+class _PortTaken(Exception):
+    def __init__(self, port: int, said: str) -> None:
+        super().__init__(said)
+        self.port = port
 
 
 def temporal_cli() -> Path:
@@ -100,6 +113,7 @@ class DevServer:
         self.options = options
         self._process: subprocess.Popen[bytes] | None = None
         self._log = (options.database or default_database()).with_suffix(".log")
+        self._log_start = 0
 
     @property
     def address(self) -> str:
@@ -110,8 +124,19 @@ class DevServer:
         return self._process.pid if self._process else None
 
     async def start(self, timeout_s: float = 30.0) -> None:
+        for attempt in range(1, _STARTS + 1):
+            try:
+                await self._start_once(timeout_s)
+                return
+            except _PortTaken as taken:
+                # Our own port taken is the caller's to choose again; one the CLI chose is ours.
+                if taken.port == self.options.port or attempt == _STARTS:
+                    raise StarterError(f"the Temporal dev server exited at start; see {self._log}: {taken}") from None
+
+    async def _start_once(self, timeout_s: float) -> None:
         database = self.options.database or default_database()
         database.parent.mkdir(parents=True, exist_ok=True)
+        self._log_start = self._log.stat().st_size if self._log.exists() else 0
         log = self._log.open("ab")
         # A session of its own: Ctrl-C in the terminal reaches the starter, which then stops
         # the server in order, instead of reaching both at once.
@@ -139,8 +164,10 @@ class DevServer:
         config = ConnectConfig(target_host=self.address)
         client: ServiceClient | None = None
         while True:
-            with contextlib.suppress(RuntimeError, RPCError):
-                client = client or await ServiceClient.connect(config)
+            self._check_alive()
+            with contextlib.suppress(RuntimeError, RPCError, TimeoutError):
+                # Bounded: a connect to a port something else holds can wait a long time.
+                client = client or await asyncio.wait_for(ServiceClient.connect(config), 2)
                 if await client.check_health(timeout=timedelta(seconds=2)):
                     return
             self._check_alive()
@@ -151,7 +178,19 @@ class DevServer:
 
     def _check_alive(self) -> None:
         if self._process is not None and self._process.poll() is not None:
-            raise StarterError(f"the Temporal dev server exited at start; see {self._log}: {self._log_tail()}")
+            said = self._log_tail()
+            if taken := _PORT_TAKEN.search(self._this_start()):
+                raise _PortTaken(int(taken.group(1)), said)
+            raise StarterError(f"the Temporal dev server exited at start; see {self._log}: {said}")
+
+    def _this_start(self) -> str:
+        """What the server wrote to its log since it was last started (the log is appended to)."""
+        try:
+            with self._log.open("rb") as log:
+                log.seek(self._log_start)
+                return log.read().decode(errors="replace")
+        except OSError:
+            return ""
 
     async def stop(self, timeout_s: float = 10.0) -> None:
         process, self._process = self._process, None

@@ -83,3 +83,35 @@ async def test_a_started_server_takes_a_client_at_once(tmp_path: Path) -> None:
         assert await client.service_client.check_health()
     finally:
         await server.stop()
+
+
+async def test_a_port_the_cli_picked_for_itself_and_lost_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI picks free ports for its HTTP API and metrics, and another process can take one
+    before it binds it (seen at a soak's start): the server is started again, not given up on."""
+    real, failed = temporal_server.temporal_cli(), tmp_path / "failed-once"
+    taken = "failed listening for HTTP API on 127.0.0.1:40177: listen tcp 127.0.0.1:40177: bind: address already in use"
+    cli = tmp_path / "temporal"
+    cli.write_text(
+        f'#!/bin/sh\n[ -e {failed} ] && exec {real} "$@"\ntouch {failed}\necho "Error: {taken}" >&2\nexit 1\n'
+    )
+    cli.chmod(0o755)
+    monkeypatch.setattr(temporal_server, "temporal_cli", lambda: cli)
+    server = DevServer(DevServerOptions(port=_free_port(), ui_port=None, database=tmp_path / "dev.sqlite"))
+    await server.start()
+    try:
+        assert failed.exists()
+        assert await (await connect(server.address)).service_client.check_health()
+    finally:
+        await server.stop()
+
+
+async def test_its_own_port_taken_is_one_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        server = DevServer(DevServerOptions(port=port, ui_port=None, database=tmp_path / "dev.sqlite"))
+        with pytest.raises(StarterError, match=r"exited at start.*address already in use"):
+            await server.start(timeout_s=20)
