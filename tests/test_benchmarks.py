@@ -218,7 +218,7 @@ def test_step_floor_runs_steps_that_do_nothing_in_worker_processes() -> None:
     for row in table:
         assert number(row["steps"]) == 3 * number(row["concurrent runs"]), row
         assert number(row["steps/s"]) > 0 and number(row["ms per step of a run (median)"]) > 0, row
-    assert "2 worker processes, one dev server; runs of 3 steps of 1 remote + 3 local activities" in output
+    assert "2 worker processes, one dev server; runs of 3 steps of 1 remote + 1 local activities" in output
 
 
 @pytest.mark.extra("local")

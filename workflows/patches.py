@@ -25,8 +25,8 @@ from temporalio import workflow
 DECIDED_AT_START = "patches-decided-at-start"
 
 # Decided at start (fields of Patches):
-# A read-only call is verified and run in one local activity, and a write is executed and
-# checked in one activity (activities/fused.py).
+# A read-only call is verified and run in one local activity, a write executed and checked in
+# one activity, and a step's record written by the next proposal's (activities/fused.py, ADR 5).
 FUSED_STEPS = "fused-steps"
 
 # Before DECIDED_AT_START, each asked where it is used:

@@ -1,13 +1,14 @@
 """The floor under `capacity`: steps of the same shape as a reading step that do nothing, on the
-same dev server, with two worker processes, the lab's data converter and the workflow sandbox.
+same dev server, with two worker processes, the lab's data converter and workflow runner.
 
-    uv run python -m experiments.benchmarks.step_floor [--runs 1 8 32] [--steps 10] [--quick]
+    uv run python -m experiments.benchmarks.step_floor [--runs 1 8 32] [--steps 10] [--locals 1] [--quick]
 
-A reading step of the agent is one remote activity (the proposal) and three local ones (verify,
-read, record) in the workflow task that follows it. Here each of the four returns at once and
-the workflow decides nothing, so steps per second is what Temporal, the SDK and this machine
-allow for that shape: the agent's own work is what `capacity` adds on top. A run here has no
-start of its own (no workspace, goal or plan), so compare with capacity's longer runs too.
+A reading step of the agent is one remote activity (the last step's record and the proposal)
+and one local one (verify and read) in the workflow task that follows it; before fused steps
+it was three local ones (verify, read, record): `--locals 3`. Here each activity returns at
+once and the workflow decides nothing, so steps per second is what Temporal, the SDK and this
+machine allow for that shape: the agent's own work is what `capacity` adds on top. A run here
+has no start of its own (no workspace, goal or plan), so compare with capacity's longer runs too.
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ QUICK_RUNS, QUICK_STEPS = (1, 4), 3
 READY = "floor worker polling"
 
 
+class Shape(BaseModel):
+    """A run's steps, each one remote activity and then `locals` local ones."""
+
+    steps: int
+    locals: int = 1
+
+
 class Step(BaseModel):
     run: str
     step: int
@@ -60,21 +68,26 @@ async def local_step(step: Step) -> Step:
 @workflow.defn
 class FloorWorkflow:
     @workflow.run
-    async def run(self, steps: int) -> int:
-        for k in range(1, steps + 1):
+    async def run(self, shape: Shape) -> int:
+        for k in range(1, shape.steps + 1):
             step = Step(run=workflow.info().workflow_id, step=k)
             await workflow.execute_activity(remote_step, step, start_to_close_timeout=timedelta(seconds=30))
-            for _ in range(3):
+            for _ in range(shape.locals):
                 await workflow.execute_local_activity(local_step, step, start_to_close_timeout=timedelta(seconds=30))
-        return steps
+        return shape.steps
 
 
 async def serve(address: str) -> None:
     """A worker process: the floor workflow and its two activities."""
     from worker import connect
+    from workflow_runner import runner_for
 
     client = await connect(address)
-    async with Worker(client, task_queue=QUEUE, workflows=[FloorWorkflow], activities=[remote_step, local_step]):
+    activities = [remote_step, local_step]
+    runner = runner_for(client.data_converter)  # as the lab's workers run workflows
+    async with Worker(
+        client, task_queue=QUEUE, workflows=[FloorWorkflow], activities=activities, workflow_runner=runner
+    ):
         print(READY, flush=True)
         await asyncio.Event().wait()
 
@@ -98,16 +111,16 @@ async def start_worker(address: str) -> asyncio.subprocess.Process:
     return process
 
 
-async def load(client: Client, runs: int, steps: int) -> tuple[float, float]:
+async def load(client: Client, runs: int, shape: Shape) -> tuple[float, float]:
     """Steps per second over `runs` concurrent runs, and the median step latency in ms."""
     started = time.perf_counter()
     handles = [
-        await client.start_workflow(FloorWorkflow.run, steps, id=f"floor-{uuid.uuid4().hex[:8]}", task_queue=QUEUE)
+        await client.start_workflow(FloorWorkflow.run, shape, id=f"floor-{uuid.uuid4().hex[:8]}", task_queue=QUEUE)
         for _ in range(runs)
     ]
     walls = await asyncio.gather(*(_timed(handle) for handle in handles))
     wall = time.perf_counter() - started
-    return runs * steps / wall, statistics.median(walls) / steps * 1000
+    return runs * shape.steps / wall, statistics.median(walls) / shape.steps * 1000
 
 
 async def _timed(handle: WorkflowHandle[FloorWorkflow, int]) -> float:
@@ -116,18 +129,19 @@ async def _timed(handle: WorkflowHandle[FloorWorkflow, int]) -> float:
     return time.perf_counter() - started
 
 
-async def main(loads: Sequence[int], steps: int) -> None:
+async def main(loads: Sequence[int], shape: Shape) -> None:
     async with scratch_server("bench-floor-") as (client, _):
         address = client.service_client.config.target_host
         workers = [await start_worker(address) for _ in range(WORKERS)]
         try:
-            await load(client, 1, steps)  # warm-up: imports, caches, the first workflow
-            measured = [(runs, *await load(client, runs, steps)) for runs in loads]
+            await load(client, 1, shape)  # warm-up: imports, caches, the first workflow
+            measured = [(runs, *await load(client, runs, shape)) for runs in loads]
         finally:
             for process in workers:
                 process.kill()
                 await process.wait()
-    print(f"{WORKERS} worker processes, one dev server; runs of {steps} steps of 1 remote + 3 local activities\n")
+    steps, shaped = shape.steps, f"1 remote + {shape.locals} local activities"
+    print(f"{WORKERS} worker processes, one dev server; runs of {steps} steps of {shaped}\n")
     print("| concurrent runs | steps | steps/s | ms per step of a run (median) |")
     print("| ---: | ---: | ---: | ---: |")
     for runs, per_s, latency in measured:
@@ -141,6 +155,9 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, nargs="+", default=[1, 8, 32], help="concurrent runs, one load each")
     parser.add_argument("--steps", type=int, default=10, help="steps in each run")
     parser.add_argument(
+        "--locals", type=int, default=1, help="local activities after each step's remote one (3: before fused steps)"
+    )
+    parser.add_argument(
         "--quick", action="store_true", help=f"a check that it runs: loads of {QUICK_RUNS} runs of {QUICK_STEPS} steps"
     )
     parser.add_argument("--serve", metavar="ADDRESS", help=argparse.SUPPRESS)
@@ -148,8 +165,8 @@ if __name__ == "__main__":
     if args.serve:
         asyncio.run(serve(args.serve))
     elif args.quick:
-        asyncio.run(main(QUICK_RUNS, QUICK_STEPS))
+        asyncio.run(main(QUICK_RUNS, Shape(steps=QUICK_STEPS, locals=args.locals)))
     else:
-        if min(args.runs) < 1 or args.steps < 1:
-            parser.error("--runs and --steps must be at least 1")
-        asyncio.run(main(args.runs, args.steps))
+        if min(args.runs) < 1 or args.steps < 1 or args.locals < 0:
+            parser.error("--runs and --steps must be at least 1, --locals at least 0")
+        asyncio.run(main(args.runs, Shape(steps=args.steps, locals=args.locals)))
