@@ -43,7 +43,7 @@ async def verify_and_read(request: VerifyAndReadInput) -> VerifiedRead:
     async with activity_boundary(heartbeat=False):
         call = request.execution
         if call.proposal.tool not in READ_ONLY_TOOLS:
-            raise BadInput(f"{call.proposal.tool!r} is not a read-only tool: it is verified, then run as execute_tool")
+            raise BadInput(f"{call.proposal.tool!r} is not a read-only tool: verified alone, it runs with its check")
         # In a thread: fingerprinting the workspace reads its files.
         workspace = Path(call.workspace)
         verdict = await asyncio.to_thread(verify, workspace, call.proposal, request.profile, request.executed)
