@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -55,6 +56,12 @@ def repository(workspace: Path) -> Path:
 
 def init(workspace: Path) -> str:
     """A repository holding the workspace as its first commit; an existing one is kept."""
+    if repository(workspace).exists() and not _recognised(workspace):
+        # A worker killed inside `git init` left a directory git does not take for a repository,
+        # and every retry failed on it ("not a git repository": the soak found it). It holds no
+        # commit, so nothing is lost: it is made again.
+        log.warning("removed %s, left by a `git init` that did not finish (a killed worker)", repository(workspace))
+        shutil.rmtree(repository(workspace))
     if repository(workspace).exists():
         runner = _git(workspace)
         if _has_commits(runner):
@@ -68,6 +75,14 @@ def init(workspace: Path) -> str:
     runner.add("-A")
     runner.commit("--allow-empty", "-q", "-m", "fixture")
     return _head(runner)
+
+
+def _recognised(workspace: Path) -> bool:
+    try:
+        _git(workspace).rev_parse("--git-dir")
+    except git.GitCommandError:
+        return False
+    return True
 
 
 def _has_commits(runner: git.Git) -> bool:

@@ -178,3 +178,19 @@ def test_a_repository_left_without_its_first_commit_is_finished(workspace: Path)
     subprocess.run(["git", "init", "-q", "-b", "main"], env=env, check=True, cwd=workspace)
     first = checkpoints.init(workspace)
     assert checkpoints.history(workspace) == [(first, "fixture")]
+
+
+@pytest.mark.parametrize("left", ["empty", "no HEAD"])
+def test_a_repository_left_half_made_by_git_init_is_made_again(workspace: Path, left: str) -> None:
+    """A worker killed inside `git init`: its directory is not a repository to git, and every
+    retry of the workspace's preparation failed on it (found by the soak)."""
+    repo = checkpoints.repository(workspace)
+    repo.parent.mkdir(parents=True, exist_ok=True)
+    if left == "empty":
+        repo.mkdir()
+    else:
+        env = {**os.environ, "GIT_DIR": str(repo), "GIT_WORK_TREE": str(workspace)}
+        subprocess.run(["git", "init", "-q", "-b", "main"], env=env, check=True, cwd=workspace)
+        (repo / "HEAD").unlink()
+    first = checkpoints.init(workspace)
+    assert checkpoints.history(workspace) == [(first, "fixture")]

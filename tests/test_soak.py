@@ -25,10 +25,11 @@ from experiments.measure import repeated_keys
 from experiments.soak import chaos
 from experiments.soak.__main__ import main as soak_main
 from experiments.soak.chaos import Soak
-from experiments.soak.judge import ledger_steps
+from experiments.soak.judge import judge, ledger_steps
 from experiments.soak.recovery import HeldActivity, Kill, kill_recoveries, restart_recoveries
 from experiments.soak.report import Spread
 from lab.catalog import load_task
+from lab.run_request import build_request
 from settings import PROJECT_ROOT
 
 T0 = 1_800_000_000.0
@@ -160,3 +161,26 @@ async def test_a_run_whose_workflow_failed_without_a_result_is_counted_and_the_s
     [problem] = soak.unfinished
     assert problem.task_id == "rename-refactor" and soak.finished == []
     assert problem.problem == "its workflow failed: ApplicationError: GitCommandError: cannot lock ref 'HEAD'"
+
+
+async def test_a_run_that_ended_before_its_ledger_is_a_problem_not_a_crash(data_dir: Path) -> None:
+    """The second full soak stopped with a traceback at its judgement: a run whose workspace was
+    never prepared had no ledger to verify. It is a problem in the report instead."""
+    task = load_task("rename-refactor")
+    soak = Soak(cluster=None, tasks=[task], rng=random.Random(0))  # type: ignore[arg-type]
+    request = build_request(task, "durable")
+    run_id = request.run_id
+    result = RunResult(
+        run_id=run_id,
+        runtime="durable",
+        task_id=task.spec.id,
+        outcome="FAILED",
+        reason="prepare_workspace failed: activity ScheduleToClose timeout",
+        workspace="",
+    )
+    soak.finished.append((task, request, result))
+    judged = await judge(soak)
+    assert judged.completed == 0 and judged.ledgers_verified == 0
+    [problem] = judged.problems
+    assert problem.run_id == run_id
+    assert problem.problem.startswith("FAILED: prepare_workspace failed") and problem.problem.endswith("no ledger")

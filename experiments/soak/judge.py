@@ -18,18 +18,27 @@ async def judge(soak: Soak) -> Judgement:
     problems: list[RunProblem] = []
     for task, request, result in soak.finished:
         said = []
-        judged = await check(Path(result.workspace), task.spec.postconditions, world_id=request.world_id)
-        if result.succeeded and judged.passed:
+        # A run that ended before its workspace was prepared has none to judge (nor a ledger).
+        judged = (
+            await check(Path(result.workspace), task.spec.postconditions, world_id=request.world_id)
+            if result.workspace
+            else None
+        )
+        if result.succeeded and judged is not None and judged.passed:
             completed += 1
         else:
-            said.append(f"{result.outcome.value}: {result.reason or judged.summary()}")
-        report = verify_ledger(ledger_path(request.run_id))
-        if report.ok:
-            verified += 1
+            said.append(f"{result.outcome.value}: {result.reason or (judged.summary() if judged else 'no workspace')}")
+        path = ledger_path(request.run_id)
+        if path.exists():
+            report = verify_ledger(path)
+            if report.ok:
+                verified += 1
+            else:
+                said.append(f"ledger: {report.first_error}")
+            missing = {step.step for step in result.steps} - ledger_steps(path)
         else:
-            said.append(f"ledger: {report.first_error}")
-        held = ledger_steps(ledger_path(request.run_id))
-        missing = {step.step for step in result.steps} - held
+            said.append("no ledger")
+            missing = {step.step for step in result.steps}
         lost += len(missing)
         if missing:
             said.append(f"ledger lacks steps {sorted(missing)}")
