@@ -87,6 +87,14 @@ class InfrastructureError(LabError):
     pass
 
 
+class PortTaken(InfrastructureError):
+    """A server could not bind a port because another process took it first."""
+
+    def __init__(self, port: int, said: str) -> None:
+        super().__init__(said)
+        self.port = port
+
+
 class WorkspaceError(LabError):
     pass
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from temporalio.service import ConnectConfig, RPCError, ServiceClient
 
-from contracts.errors import StarterError
+from contracts.errors import PortTaken, StarterError
 from lab.child_process import die_with_parent
 from settings import data_dir
 from workflows import visibility
@@ -38,12 +38,6 @@ _FAST_DYNAMIC_CONFIG = (
 # bind another process can take one (seen once, at a soak's start): such a start is tried again.
 _PORT_TAKEN = re.compile(r":(\d+): bind: address already in use")
 _STARTS = 3
-
-
-class _PortTaken(Exception):
-    def __init__(self, port: int, said: str) -> None:
-        super().__init__(said)
-        self.port = port
 
 
 def temporal_cli() -> Path:
@@ -128,7 +122,7 @@ class DevServer:
             try:
                 await self._start_once(timeout_s)
                 return
-            except _PortTaken as taken:
+            except PortTaken as taken:
                 # Our own port taken is the caller's to choose again; one the CLI chose is ours.
                 if taken.port == self.options.port or attempt == _STARTS:
                     raise StarterError(f"the Temporal dev server exited at start; see {self._log}: {taken}") from None
@@ -180,7 +174,7 @@ class DevServer:
         if self._process is not None and self._process.poll() is not None:
             said = self._log_tail()
             if taken := _PORT_TAKEN.search(self._this_start()):
-                raise _PortTaken(int(taken.group(1)), said)
+                raise PortTaken(int(taken.group(1)), said)
             raise StarterError(f"the Temporal dev server exited at start; see {self._log}: {said}")
 
     def _this_start(self) -> str:
