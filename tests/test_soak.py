@@ -26,8 +26,8 @@ from experiments.soak import chaos
 from experiments.soak.__main__ import main as soak_main
 from experiments.soak.chaos import Soak
 from experiments.soak.judge import judge, ledger_steps
-from experiments.soak.recovery import HeldActivity, Kill, kill_recoveries, restart_recoveries
-from experiments.soak.report import Spread
+from experiments.soak.recovery import HeldActivity, Kill, Recovered, kill_recoveries, restart_recoveries
+from experiments.soak.report import LAST_ATTEMPT_SHOWN, Spread, by_attempt
 from lab.catalog import load_task
 from lab.run_request import build_request
 from settings import PROJECT_ROOT
@@ -87,6 +87,10 @@ def test_a_kill_is_timed_by_the_run_it_hit_and_not_by_runs_elsewhere() -> None:
     [recovery] = found.timed
     assert (round(recovery.wait_s, 3), recovery.run) == (2.5, "retried/1")
     assert recovery.resumed_by == "EVENT_TYPE_ACTIVITY_TASK_STARTED"
+    # The kill ended that activity's first attempt; a run hit in a workflow task names none.
+    assert recovery.attempt == 1
+    sticky = kill_recoveries([Kill(at=T0 + 10.0, identity="1@h")], {"sticky/1": histories["sticky/1"]})
+    assert [(found.run, found.attempt) for found in sticky.timed] == [("sticky/1", None)]
     # A kill of a worker no run was on hits nothing.
     assert kill_recoveries([Kill(at=T0 + 10.0, identity="3@h")], {"e/1": histories["elsewhere/1"]}).timed == []
     # A held activity that failed again after its retry: counted, not timed (history keeps only
@@ -96,6 +100,20 @@ def test_a_kill_is_timed_by_the_run_it_hit_and_not_by_runs_elsewhere() -> None:
     assert (found.timed, found.retried_again) == ([], 1)
     [restart] = restart_recoveries([T0 + 10.0], histories)
     assert round(restart, 3) == 1.2
+
+
+def test_recovery_is_grouped_by_the_attempt_a_kill_ended() -> None:
+    def hit(wait_s: float, attempt: int | None) -> Recovered:
+        return Recovered(at=T0, identity="1@h", run="r/1", wait_s=wait_s, resumed_by="", attempt=attempt)
+
+    # The fifth kill in a row of one activity waits for the policy's capped backoff: the
+    # spread of first attempts is not mixed with it, and attempts from the fifth share a row.
+    found = [hit(2.0, 1), hit(2.2, 1), hit(3.4, 3), hit(16.7, 5), hit(16.8, 8), hit(2.5, None)]
+    groups = by_attempt(found)
+    assert list(groups) == ["1", "3", str(LAST_ATTEMPT_SHOWN), "task"]
+    assert (groups["1"].count, groups["1"].max_s) == (2, 2.2)
+    assert (groups["5"].count, groups["5"].p50_s) == (2, 16.75)
+    assert groups["task"].max_s == 2.5
 
 
 def test_spread_ledger_steps_and_repeated_keys(data_dir: Path) -> None:

@@ -38,7 +38,7 @@ from experiments.harness.pool import WorkerPool
 from experiments.soak.chaos import Soak
 from experiments.soak.judge import judge
 from experiments.soak.recovery import kill_recoveries, restart_recoveries
-from experiments.soak.report import SoakReport, Spread, print_report
+from experiments.soak.report import SoakReport, Spread, by_attempt, print_report
 from lab.catalog import list_tasks
 from settings import data_dir
 
@@ -84,6 +84,7 @@ async def soak(
         runs=len(run.finished) + len(run.unfinished),
         tasks=dict(Counter(task.spec.id for task, _, _ in run.finished)),
         recovery=Spread.of([r.wait_s for r in recovered.timed]),
+        recovery_by_attempt=by_attempt(recovered.timed),
         recovered=recovered.timed,
         retried_again=recovered.retried_again,
         kill_log=run.kills,

@@ -36,6 +36,10 @@ class Recovered(BaseModel):
     wait_s: float
     # What started that run's work again: an activity's retry, or the run's next task.
     resumed_by: str
+    # The attempt of the run's activity the kill ended, when it held one: the retry of attempt
+    # N waits for the retry policy's Nth backoff (0.1, 0.4, 1.6, 6.4 s, then the cap) after the
+    # heartbeat timeout, so kills that land on the same activity again and again wait longer.
+    attempt: int | None = None
 
 
 class KillRecoveries(BaseModel):
@@ -62,8 +66,9 @@ def kill_recoveries(kills: Sequence[Kill], histories: dict[str, list[HistoryEven
                 continue
             held = [h for h in kill.held if run.split("/")[0] == h.workflow_id]
             after = next((e for e in events if e.event_type in _STARTED and when(e) > kill.at), None)
+            attempt = None
             if held:
-                first = _held_restarted(events, held, kill.at)
+                first, attempt = _held_restarted(events, held, kill.at)
                 if first is None and _retried_again(events, held):
                     retried_again = True
                     continue
@@ -78,7 +83,9 @@ def kill_recoveries(kills: Sequence[Kill], histories: dict[str, list[HistoryEven
             wait = when(first) - kill.at
             if worst is None or wait > worst.wait_s:
                 resumed_by = EventType.Name(first.event_type)
-                worst = Recovered(at=kill.at, identity=kill.identity, run=run, wait_s=wait, resumed_by=resumed_by)
+                worst = Recovered(
+                    at=kill.at, identity=kill.identity, run=run, wait_s=wait, resumed_by=resumed_by, attempt=attempt
+                )
         if worst is not None:
             found.timed.append(worst)
         elif retried_again:
@@ -86,14 +93,17 @@ def kill_recoveries(kills: Sequence[Kill], histories: dict[str, list[HistoryEven
     return found
 
 
-def _held_restarted(events: list[HistoryEvent], held: list[HeldActivity], at: float) -> HistoryEvent | None:
-    """The started event of a held activity's next attempt, when history shows that attempt."""
+def _held_restarted(
+    events: list[HistoryEvent], held: list[HeldActivity], at: float
+) -> tuple[HistoryEvent | None, int | None]:
+    """The started event of a held activity's next attempt, when history shows that attempt,
+    and the attempt the kill ended."""
     for activity in held:
         started = _started_of(events, activity.activity_id)
         next_attempt = started is not None and started.activity_task_started_event_attributes.attempt
         if started is not None and when(started) > at and next_attempt == activity.attempt + 1:
-            return started
-    return None
+            return started, activity.attempt
+    return None, None
 
 
 def _retried_again(events: list[HistoryEvent], held: list[HeldActivity]) -> bool:

@@ -26,6 +26,21 @@ class Spread(BaseModel):
         return cls(count=len(times), p50_s=statistics.median(times), p95_s=p95, max_s=max(times))
 
 
+# Attempts from here on share a row: their backoff is the retry policy's cap.
+LAST_ATTEMPT_SHOWN = 5
+
+
+def by_attempt(recovered: Sequence[Recovered]) -> dict[str, Spread]:
+    """Recovery per kill, grouped by the attempt the kill ended: a retry waits for its backoff
+    after the heartbeat timeout, so the fourth kill in a row of one activity waits longer than
+    the first. 'task': the kill held none of the run's activities (a workflow task, or between)."""
+    groups: dict[str, list[float]] = {}
+    for found in recovered:
+        key = "task" if found.attempt is None else str(min(found.attempt, LAST_ATTEMPT_SHOWN))
+        groups.setdefault(key, []).append(found.wait_s)
+    return {key: Spread.of(groups[key]) for key in sorted(groups)}
+
+
 class RunProblem(BaseModel):
     run_id: str
     task_id: str
@@ -53,6 +68,10 @@ class SoakReport(Judgement):
         description="per kill that hit a run's work: from the kill to that run's work starting again"
     )
     restart_recovery: Spread = Field(description="per restart: from stopping the server to any run going on")
+    recovery_by_attempt: dict[str, Spread] = Field(
+        default_factory=dict,
+        description="the kills that hit a run, by the attempt of its activity they ended ('task': none held)",
+    )
     kept: str | None = Field(None, description="the soak's data directory, kept when a check failed or asked")
     recovered: list[Recovered] = Field(default_factory=list, description="each kill that hit a run, and that run")
     retried_again: int = Field(
@@ -85,12 +104,22 @@ def print_report(report: SoakReport, out: Path) -> None:
     print()
     print("| recovery | count | p50 s | p95 s | max s |")
     print("| --- | ---: | ---: | ---: | ---: |")
-    spreads = {"after a kill that hit a run": report.recovery, "after a server restart": report.restart_recovery}
+    spreads = {"after a kill that hit a run": report.recovery}
+    for key, spread in report.recovery_by_attempt.items():
+        if key == "task":
+            spreads["  of those, holding no activity of the run"] = spread
+        else:
+            later = " or later" if key == str(LAST_ATTEMPT_SHOWN) else ""
+            spreads[f"  of those, ending an activity's attempt {key}{later}"] = spread
+    spreads["after a server restart"] = report.restart_recovery
     for name, spread in spreads.items():
         figures = " | ".join(seconds(value) for value in (spread.p50_s, spread.p95_s, spread.max_s))
         print(f"| {name} | {spread.count} | {figures} |")
     if report.retried_again:
-        print(f"\n{report.retried_again} kills hit an activity that then failed again for its own reasons: not timed")
+        print(
+            f"\n{report.retried_again} kills hit an activity whose next attempt failed too (killed again, or for"
+            " its own reasons): not timed, history keeps only an activity's last attempt"
+        )
     print()
     for problem in report.problems:
         print(f"problem: {problem.run_id} ({problem.task_id}): {problem.problem}")
