@@ -1,11 +1,13 @@
 """The floor under `capacity`: steps of the same shape as a reading step that do nothing, on the
 same dev server, with two worker processes, the lab's data converter and workflow runner.
 
-    uv run python -m experiments.benchmarks.step_floor [--runs 1 8 32] [--steps 10] [--locals 1] [--quick]
+    uv run python -m experiments.benchmarks.step_floor [--runs 1 8 32] [--steps 10] [--locals 1] [--remotes 1] [--quick]
 
 A reading step of the agent is one remote activity (the last step's record and the proposal)
 and one local one (verify and read) in the workflow task that follows it; before fused steps
-it was three local ones (verify, read, record): `--locals 3`. Here each activity returns at
+it was three local ones (verify, read, record): `--locals 3`. A writing step is a remote one
+(the record and the proposal), a local one (verify) and a second remote one (execute and check):
+`--remotes 2`. Here each activity returns at
 once and the workflow decides nothing, so steps per second is what Temporal, the SDK and this
 machine allow for that shape: the agent's own work is what `capacity` adds on top. A run here
 has no start of its own (no workspace, goal or plan), so compare with capacity's longer runs too.
@@ -42,10 +44,12 @@ READY = "floor worker polling"
 
 
 class Shape(BaseModel):
-    """A run's steps, each one remote activity and then `locals` local ones."""
+    """A run's steps, each one remote activity, then `locals` local ones, then the rest of its
+    `remotes` remote ones (a writing step: 2, its execution after its verification)."""
 
     steps: int
     locals: int = 1
+    remotes: int = 1
 
 
 class Step(BaseModel):
@@ -74,6 +78,8 @@ class FloorWorkflow:
             await workflow.execute_activity(remote_step, step, start_to_close_timeout=timedelta(seconds=30))
             for _ in range(shape.locals):
                 await workflow.execute_local_activity(local_step, step, start_to_close_timeout=timedelta(seconds=30))
+            for _ in range(shape.remotes - 1):
+                await workflow.execute_activity(remote_step, step, start_to_close_timeout=timedelta(seconds=30))
         return shape.steps
 
 
@@ -140,7 +146,7 @@ async def main(loads: Sequence[int], shape: Shape) -> None:
             for process in workers:
                 process.kill()
                 await process.wait()
-    steps, shaped = shape.steps, f"1 remote + {shape.locals} local activities"
+    steps, shaped = shape.steps, f"{shape.remotes} remote + {shape.locals} local activities"
     print(f"{WORKERS} worker processes, one dev server; runs of {steps} steps of {shaped}\n")
     print("| concurrent runs | steps | steps/s | ms per step of a run (median) |")
     print("| ---: | ---: | ---: | ---: |")
@@ -158,6 +164,9 @@ if __name__ == "__main__":
         "--locals", type=int, default=1, help="local activities after each step's remote one (3: before fused steps)"
     )
     parser.add_argument(
+        "--remotes", type=int, default=1, help="remote activities in each step (2: a writing step's execution)"
+    )
+    parser.add_argument(
         "--quick", action="store_true", help=f"a check that it runs: loads of {QUICK_RUNS} runs of {QUICK_STEPS} steps"
     )
     parser.add_argument("--serve", metavar="ADDRESS", help=argparse.SUPPRESS)
@@ -165,8 +174,8 @@ if __name__ == "__main__":
     if args.serve:
         asyncio.run(serve(args.serve))
     elif args.quick:
-        asyncio.run(main(QUICK_RUNS, Shape(steps=QUICK_STEPS, locals=args.locals)))
+        asyncio.run(main(QUICK_RUNS, Shape(steps=QUICK_STEPS, locals=args.locals, remotes=args.remotes)))
     else:
-        if min(args.runs) < 1 or args.steps < 1 or args.locals < 0:
-            parser.error("--runs and --steps must be at least 1, --locals at least 0")
-        asyncio.run(main(args.runs, Shape(steps=args.steps, locals=args.locals)))
+        if min(args.runs) < 1 or args.steps < 1 or args.locals < 0 or args.remotes < 1:
+            parser.error("--runs, --steps and --remotes must be at least 1, --locals at least 0")
+        asyncio.run(main(args.runs, Shape(steps=args.steps, locals=args.locals, remotes=args.remotes)))
