@@ -30,24 +30,22 @@ with workflow.unsafe.imports_passed_through():
     from workflow_runner import WorkflowContextRunner, runner_for
 
 WORKFLOW = WorkflowSerializationContext(namespace="default", workflow_id="run-1")
-ACTIVITY = ActivitySerializationContext(
-    namespace="default",
-    workflow_id="run-1",
-    workflow_type="AgentRunWorkflow",
-    activity_type="execute_tool",
-    activity_id="7",
-    activity_task_queue="agent-lab",
-    is_local=False,
-)
-LOCAL_ACTIVITY = ActivitySerializationContext(
-    namespace="default",
-    workflow_id="run-1",
-    workflow_type="AgentRunWorkflow",
-    activity_type="record_step",
-    activity_id="8",
-    activity_task_queue="agent-lab",
-    is_local=True,
-)
+
+
+def activity_context(activity_type: str, activity_id: str, *, is_local: bool) -> ActivitySerializationContext:
+    return ActivitySerializationContext(
+        namespace="default",
+        workflow_id="run-1",
+        workflow_type="AgentRunWorkflow",
+        activity_type=activity_type,
+        activity_id=activity_id,
+        activity_task_queue="agent-lab",
+        is_local=is_local,
+    )
+
+
+ACTIVITY = activity_context("execute_tool", "7", is_local=False)
+LOCAL_ACTIVITY = activity_context("record_step", "8", is_local=True)
 CONTEXTS: list[SerializationContext] = [WORKFLOW, ACTIVITY, LOCAL_ACTIVITY]
 STORE_CONTEXTS = [
     StorageDriverStoreContext(),
