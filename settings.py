@@ -98,6 +98,11 @@ def _port(name: str, default: int) -> int:
     return int(raw)
 
 
+def metrics_port() -> int | None:
+    """The port a worker serves Prometheus metrics on (AGENT_LAB_METRICS_PORT), if any."""
+    return _port("AGENT_LAB_METRICS_PORT", 0) or None
+
+
 def ops_url() -> str | None:
     """Base URL of the operations service the side-effecting tools call, if one is configured."""
     return os.environ.get("AGENT_LAB_OPS_URL") or None

@@ -18,6 +18,7 @@ import sys
 from datetime import timedelta
 
 from temporalio.client import Client
+from temporalio.runtime import Runtime
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
@@ -28,6 +29,7 @@ from contracts import TASK_QUEUE
 from contracts.errors import BadInput, SettingsError
 from data_converter import DATA_CONVERTER
 from graceful_shutdown import ActivityTally, run_until_signalled
+from worker_metrics import LabMetrics, runtime_with_metrics
 from workflow_runner import runner_for
 from workflows import AgentRunWorkflow
 
@@ -59,7 +61,7 @@ def build_worker(client: Client, task_queue: str = TASK_QUEUE, **overrides: obje
 
 # What a worker runs: the agent's code, its orchestration, and the dependencies uv.lock pins.
 _BUILD_SOURCES = ("contracts", "agent", "activities", "workflows")
-_BUILD_FILES = ("uv.lock", "worker.py", "workflow_runner.py", "data_converter.py", "settings.py")
+_BUILD_FILES = ("uv.lock", "worker.py", "worker_metrics.py", "workflow_runner.py", "data_converter.py", "settings.py")
 
 
 @functools.cache
@@ -79,13 +81,17 @@ def build_id() -> str:
     return f"agent-lab-{digest.hexdigest()[:16]}"
 
 
-async def connect(address: str | None = None) -> Client:
+async def connect(address: str | None = None, runtime: Runtime | None = None) -> Client:
     """A client as the environment configures it (`temporal_config`: profiles, TLS, API key).
-    With an `address`, a dev server the lab started itself: namespace `default`, plain gRPC."""
+    With an `address`, a dev server the lab started itself: namespace `default`, plain gRPC.
+    With a `runtime`, its telemetry (worker_metrics: a Prometheus endpoint)."""
     options = temporal_config.load()
     if address is not None:
         options = options.for_local_server(address)
-    return await Client.connect(**options.client_kwargs(), data_converter=DATA_CONVERTER)  # type: ignore[arg-type]
+    kwargs = options.client_kwargs()
+    if runtime is not None:
+        kwargs["runtime"] = runtime
+    return await Client.connect(**kwargs, data_converter=DATA_CONVERTER)  # type: ignore[arg-type]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="on SIGTERM/SIGINT, how long running activities may finish before they are cancelled "
         "and handed to another worker (default: AGENT_LAB_WORKER_GRACE_S or 30)",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve Prometheus metrics (the SDK's and the lab's) at http://HOST:PORT/metrics "
+        "(default: AGENT_LAB_METRICS_PORT, or none)",
     )
     parser.add_argument(
         "--log-level",
@@ -120,12 +133,14 @@ async def main(argv: list[str] | None = None) -> int:
             raise SettingsError(f"--grace-seconds must be a number of seconds, not {grace_s}")
         level = args.log_level or settings.log_level()
         options = temporal_config.load()
+        port = args.metrics_port if args.metrics_port is not None else settings.metrics_port()
+        runtime = runtime_with_metrics(port) if port is not None else None
     except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        client = await connect()
+        client = await connect(runtime=runtime)
     except (RuntimeError, RPCError) as error:
         print(
             f"error: no Temporal server answers at {options.target_host} ({connect_failure_reason(error)}) "
@@ -135,8 +150,11 @@ async def main(argv: list[str] | None = None) -> int:
         )
         return 2
     tally = ActivityTally()
-    worker = build_worker(client, graceful_shutdown_timeout=timedelta(seconds=grace_s), interceptors=[tally])
-    print(f"worker polling task queue {TASK_QUEUE!r} at {options.describe()}", flush=True)
+    worker = build_worker(
+        client, graceful_shutdown_timeout=timedelta(seconds=grace_s), interceptors=[tally, LabMetrics()]
+    )
+    serving = f"; metrics at http://0.0.0.0:{port}/metrics" if port is not None else ""
+    print(f"worker polling task queue {TASK_QUEUE!r} at {options.describe()}{serving}", flush=True)
     stopped = await run_until_signalled(worker, tally, grace_s)
     if stopped is None:
         return 0

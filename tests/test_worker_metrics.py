@@ -1,0 +1,154 @@
+"""`python worker.py --metrics-port` serves the SDK's metrics and the lab's counters on one
+Prometheus endpoint, scraped here during and after a durable run; a port in use is one line."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import httpx
+import pytest
+from temporalio.common import MetricMeter
+from temporalio.testing import WorkflowEnvironment
+
+from agent.tools.registry import TOOLS
+from contracts import ActionProposal, ProposeActionResult, RunState, ToolResult, Verdict
+from contracts.envelopes import ExecutedAndChecked, RecordedThenProposed, VerifiedRead
+from contracts.errors import SettingsError
+from contracts.usage import Usage
+from lab.catalog import load_task
+from lab.durable_start import start_durable_run
+from lab.run_request import build_request
+from settings import PROJECT_ROOT
+from tests.conftest import free_port
+from worker_metrics import count, runtime_with_metrics
+
+EFFECT_TOOL = next(name for name, tool in TOOLS.items() if tool.external_effects)
+
+
+@dataclass
+class FakeMeter:
+    added: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)
+
+    def create_counter(self, name: str, description: str | None = None, unit: str | None = None) -> FakeCounter:
+        return FakeCounter(self, name)
+
+
+@dataclass
+class FakeCounter:
+    meter: FakeMeter
+    name: str
+
+    def add(self, value: int, additional_attributes: dict[str, Any] | None = None) -> None:
+        self.meter.added.append((self.name, value, dict(additional_attributes or {})))
+
+
+def test_each_result_is_counted_by_what_it_says() -> None:
+    meter = FakeMeter()
+    usage = Usage(input_tokens=120, output_tokens=30, cost_usd=0.0015, provider="scripted", model="m")
+    proposal = ActionProposal(kind="tool_call", tool="read_file", arguments={"path": "a.py"}, thought="look")
+    proposed = ProposeActionResult(proposal=proposal, usage=usage, failed_attempts=Usage(input_tokens=5))
+    allow = Verdict(decision="allow", reason_code="allowed")
+    effect = ToolResult(tool=EFFECT_TOOL, ok=True, idempotency_key="k1", replayed=True)
+    write = ToolResult(tool="write_file", ok=True, idempotency_key="k2")
+    for result in (
+        RecordedThenProposed(proposed=proposed),
+        VerifiedRead(verdict=allow, result=ToolResult(tool="read_file", ok=True)),
+        Verdict(decision="reject", reason_code="destructive_command"),
+        ExecutedAndChecked(result=effect),
+        ExecutedAndChecked(result=write),
+        "an activity's other result",
+    ):
+        count(cast(MetricMeter, meter), result)
+    assert meter.added == [
+        ("agent_lab_proposals", 1, {"kind": "read_file"}),
+        ("agent_lab_model_tokens", 125, {"provider": "scripted", "model": "m", "direction": "input"}),
+        ("agent_lab_model_tokens", 30, {"provider": "scripted", "model": "m", "direction": "output"}),
+        ("agent_lab_model_cost_microusd", 1500, {"provider": "scripted", "model": "m"}),
+        ("agent_lab_verdicts", 1, {"decision": "allow", "reason_code": "allowed"}),
+        ("agent_lab_tool_calls", 1, {"tool": "read_file", "ok": "true"}),
+        ("agent_lab_verdicts", 1, {"decision": "reject", "reason_code": "destructive_command"}),
+        ("agent_lab_tool_calls", 1, {"tool": EFFECT_TOOL, "ok": "true"}),
+        ("agent_lab_effects", 1, {"tool": EFFECT_TOOL, "how": "replayed"}),
+        # A write in the workspace is a tool call, not an external effect.
+        ("agent_lab_tool_calls", 1, {"tool": "write_file", "ok": "true"}),
+    ]
+
+
+def test_a_metrics_port_in_use_is_one_line_and_exit_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SettingsError, match=f"the metrics port {port} is in use"):
+            runtime_with_metrics(port)
+        env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")}
+        done = subprocess.run(
+            [sys.executable, "worker.py", "--metrics-port", str(port)],
+            cwd=PROJECT_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: the metrics port {port} is in use (Address already in use): choose another"
+    ]
+    assert done.stdout == ""
+
+
+def scraped(text: str, name: str, **labels: str) -> float:
+    """The sum of a metric's samples whose labels include `labels`."""
+    total = 0.0
+    for line in text.splitlines():
+        match = re.match(rf"^{name}(?:\{{(.*)\}})? (\S+)$", line)
+        if match and all(f'{key}="{value}"' in (match.group(1) or "") for key, value in labels.items()):
+            total += float(match.group(2))
+    return total
+
+
+@pytest.mark.timeout(120)
+async def test_a_run_shows_on_the_metrics_endpoint(dev_env: WorkflowEnvironment) -> None:
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")}
+    env["TEMPORAL_ADDRESS"] = dev_env.client.service_client.config.target_host
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "worker.py",
+        "--metrics-port",
+        str(port),
+        "--log-level",
+        "warning",
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        ready = await asyncio.wait_for(process.stdout.readline(), timeout=60)
+        assert f"metrics at http://0.0.0.0:{port}/metrics".encode() in ready, ready
+        handle = await start_durable_run(dev_env.client, build_request(load_task("small-off-by-one"), "durable"))
+        result = await handle.result()
+        async with httpx.AsyncClient() as http:
+            text = (await http.get(f"http://127.0.0.1:{port}/metrics", timeout=10)).text
+    finally:
+        process.kill()
+        await process.wait()
+    assert result.outcome == RunState.COMPLETED, result.reason
+    # The SDK's own, from the same runtime.
+    assert scraped(text, "temporal_activity_execution_latency_count") > 0, text[:2000]
+    assert scraped(text, "temporal_workflow_completed") >= 1
+    # The lab's: every step proposed, verified and (its tools) run; the scripted model's tokens.
+    assert scraped(text, "agent_lab_proposals") == len(result.steps)
+    assert scraped(text, "agent_lab_verdicts", decision="allow") >= 1
+    assert scraped(text, "agent_lab_tool_calls", ok="true") >= 1
+    assert scraped(text, "agent_lab_effects") == 0  # a coding task acts only in its workspace
+    assert scraped(text, "agent_lab_model_tokens", direction="input", provider="scripted") > 0

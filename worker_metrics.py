@@ -1,0 +1,110 @@
+"""A worker's metrics on a Prometheus endpoint: the SDK's own (task latencies, polls, slots,
+failures) and the lab's counters beside them, counted from what each activity returned.
+
+    python worker.py --metrics-port 9464     # then scrape http://HOST:9464/metrics
+
+The lab's counters come from one activity interceptor reading the typed results the activities
+already return (a proposal and its usage, a verdict, a tool's result), so no activity carries
+metric code and a result counted is a result the workflow saw. An activity retried is counted
+per attempt that returned. Workflow code counts nothing: it stays free of side effects.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+from temporalio import activity
+from temporalio.common import MetricMeter
+from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
+from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
+
+from agent.tools.registry import TOOLS
+from contracts import ProposeActionResult, ToolResult, Verdict
+from contracts.envelopes import ExecutedAndChecked, RecordedThenProposed, VerifiedRead
+from contracts.errors import SettingsError
+from contracts.usage import Usage
+
+PROPOSALS = "agent_lab_proposals"
+VERDICTS = "agent_lab_verdicts"
+TOOL_CALLS = "agent_lab_tool_calls"
+EFFECTS = "agent_lab_effects"
+MODEL_TOKENS = "agent_lab_model_tokens"
+MODEL_COST = "agent_lab_model_cost_microusd"
+
+
+def runtime_with_metrics(port: int) -> Runtime:
+    """A runtime serving /metrics on every interface at `port` (a container's port is reached
+    from outside it). A port already taken is one clear error, before anything connects."""
+    if not 0 < port < 65536:
+        raise SettingsError(f"the metrics port must be 1-65535, not {port}")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("0.0.0.0", port))
+        except OSError as error:
+            raise SettingsError(f"the metrics port {port} is in use ({error.strerror}): choose another") from None
+    try:
+        return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=f"0.0.0.0:{port}")))
+    except Exception as error:  # the SDK's bridge says RuntimeError or ValueError, with its Rust chain
+        raise SettingsError(f"the metrics endpoint could not start on port {port}: {error}") from None
+
+
+class LabMetrics(Interceptor):
+    """Counts what each activity returned on the worker's metric meter (a no-op without one)."""
+
+    def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
+        return _Counting(next)
+
+
+class _Counting(ActivityInboundInterceptor):
+    async def execute_activity(self, input: ExecuteActivityInput) -> Any:
+        result = await super().execute_activity(input)
+        count(activity.metric_meter(), result)
+        return result
+
+
+def count(meter: MetricMeter, result: object) -> None:
+    """The lab's counters for one activity's result; results of other kinds count nothing."""
+    if isinstance(result, RecordedThenProposed):
+        result = result.proposed
+    if isinstance(result, ProposeActionResult):
+        kind = "unusable" if result.proposal is None else result.proposal.tool or result.proposal.kind
+        meter.create_counter(PROPOSALS, "model proposals, one a step, by tool or kind").add(1, {"kind": kind})
+        _count_usage(meter, result.usage + result.failed_attempts)
+    elif isinstance(result, VerifiedRead):
+        _count_verdict(meter, result.verdict)
+        if result.result is not None:
+            _count_tool(meter, result.result)
+    elif isinstance(result, Verdict):
+        _count_verdict(meter, result)
+    elif isinstance(result, ExecutedAndChecked):
+        _count_tool(meter, result.result)
+    elif isinstance(result, ToolResult):
+        _count_tool(meter, result)
+
+
+def _count_verdict(meter: MetricMeter, verdict: Verdict) -> None:
+    attributes = {"decision": verdict.decision, "reason_code": str(verdict.reason_code)}
+    meter.create_counter(VERDICTS, "verifier verdicts, by decision and reason code").add(1, attributes)
+
+
+def _count_tool(meter: MetricMeter, result: ToolResult) -> None:
+    meter.create_counter(TOOL_CALLS, "tool calls that ran").add(1, {"tool": result.tool, "ok": str(result.ok).lower()})
+    tool = TOOLS.get(result.tool)
+    if tool is None or not tool.external_effects or not result.ok:
+        return
+    # An effect outside the workspace: made now, returned as recorded (a retry), or found in the
+    # target system by the tool's probe.
+    how = "replayed" if result.replayed else "recovered" if result.recovered else "made"
+    meter.create_counter(EFFECTS, "external effects, by how the call got them").add(
+        1, {"tool": result.tool, "how": how}
+    )
+
+
+def _count_usage(meter: MetricMeter, usage: Usage) -> None:
+    model = {"provider": usage.provider or "unknown", "model": usage.model or "unknown"}
+    tokens = meter.create_counter(MODEL_TOKENS, "model tokens, failed attempts included", "tokens")
+    tokens.add(usage.input_tokens, {**model, "direction": "input"})
+    tokens.add(usage.output_tokens, {**model, "direction": "output"})
+    cost = round(usage.cost_usd * 1_000_000)
+    meter.create_counter(MODEL_COST, "model cost in millionths of a dollar", "microusd").add(cost, model)
