@@ -12,6 +12,7 @@ per attempt that returned. Workflow code counts nothing: it stays free of side e
 from __future__ import annotations
 
 import socket
+from collections.abc import Sequence
 from typing import Any
 
 from temporalio import activity
@@ -21,7 +22,13 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 
 from agent.tools.registry import TOOLS
 from contracts import ProposeActionResult, ToolResult, Verdict
-from contracts.envelopes import ExecutedAndChecked, RecordedThenProposed, VerifiedRead
+from contracts.envelopes import (
+    AppendLedgerInput,
+    AppendLedgerResult,
+    ExecutedAndChecked,
+    RecordedThenProposed,
+    VerifiedRead,
+)
 from contracts.errors import SettingsError
 from contracts.usage import Usage
 
@@ -31,6 +38,7 @@ TOOL_CALLS = "agent_lab_tool_calls"
 EFFECTS = "agent_lab_effects"
 MODEL_TOKENS = "agent_lab_model_tokens"
 MODEL_COST = "agent_lab_model_cost_microusd"
+APPROVALS = "agent_lab_approvals"
 
 
 def runtime_with_metrics(port: int) -> Runtime:
@@ -59,12 +67,15 @@ class LabMetrics(Interceptor):
 class _Counting(ActivityInboundInterceptor):
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
         result = await super().execute_activity(input)
-        count(activity.metric_meter(), result)
+        count(activity.metric_meter(), result, input.args)
         return result
 
 
-def count(meter: MetricMeter, result: object) -> None:
-    """The lab's counters for one activity's result; results of other kinds count nothing."""
+def count(meter: MetricMeter, result: object, arguments: Sequence[object] = ()) -> None:
+    """The lab's counters for one activity's result (and, for a ledger append, what it
+    appended); results of other kinds count nothing."""
+    if isinstance(result, AppendLedgerResult) and arguments and isinstance(arguments[0], AppendLedgerInput):
+        _count_approvals(meter, arguments[0], result)
     if isinstance(result, RecordedThenProposed):
         result = result.proposed
     if isinstance(result, ProposeActionResult):
@@ -81,6 +92,22 @@ def count(meter: MetricMeter, result: object) -> None:
         _count_tool(meter, result.result)
     elif isinstance(result, ToolResult):
         _count_tool(meter, result)
+
+
+def _count_approvals(meter: MetricMeter, appended: AppendLedgerInput, result: AppendLedgerResult) -> None:
+    """Approvals asked for and decided, from the ledger events that record them: those waiting
+    are `requested` less `approved` and `denied`. An append the ledger already held (a replay, a
+    retry) appended nothing and counts nothing, so each request and decision counts once."""
+    if result.skipped:
+        return
+    approvals = meter.create_counter(APPROVALS, "approvals asked for and decided (waiting: requested - decided)")
+    for entry in appended.entries:
+        if entry.type == "approval_requested":
+            approvals.add(1, {"event": "requested"})
+        elif entry.type == "approval_decided":
+            decision = entry.payload.get("decision")
+            approved = isinstance(decision, dict) and decision.get("approved") is True
+            approvals.add(1, {"event": "approved" if approved else "denied"})
 
 
 def _count_verdict(meter: MetricMeter, verdict: Verdict) -> None:

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import httpx
@@ -19,8 +20,15 @@ from temporalio.testing import WorkflowEnvironment
 
 from agent.tools.registry import TOOLS
 from contracts import ActionProposal, ProposeActionResult, RunState, ToolResult, Verdict
-from contracts.envelopes import ExecutedAndChecked, RecordedThenProposed, VerifiedRead
+from contracts.envelopes import (
+    AppendLedgerInput,
+    AppendLedgerResult,
+    ExecutedAndChecked,
+    RecordedThenProposed,
+    VerifiedRead,
+)
 from contracts.errors import SettingsError
+from contracts.ledger import EventType, LedgerEntry
 from contracts.usage import Usage
 from lab.catalog import load_task
 from lab.durable_start import start_durable_run
@@ -78,6 +86,31 @@ def test_each_result_is_counted_by_what_it_says() -> None:
         ("agent_lab_effects", 1, {"tool": EFFECT_TOOL, "how": "replayed"}),
         # A write in the workspace is a tool call, not an external effect.
         ("agent_lab_tool_calls", 1, {"tool": "write_file", "ok": "true"}),
+    ]
+
+
+def test_approvals_are_counted_once_from_the_ledger_events_that_record_them() -> None:
+    meter = FakeMeter()
+    at = datetime(2026, 12, 2, tzinfo=UTC)
+
+    def append(kind: EventType, **payload: Any) -> AppendLedgerInput:
+        entry = LedgerEntry(event_id=f"r1/step-3/{kind}", type=kind, run_id="r1", time=at, step=3, payload=payload)
+        return AppendLedgerInput(run_id="r1", entries=[entry])
+
+    appended, held = (
+        AppendLedgerResult(appended=1, skipped=0, last_seq=9, last_hash="h"),
+        AppendLedgerResult(appended=0, skipped=1, last_seq=9, last_hash="h"),
+    )
+    requested = append("approval_requested")
+    count(cast(MetricMeter, meter), appended, [requested])
+    count(cast(MetricMeter, meter), held, [requested])  # the same append again (a replay): held already
+    count(cast(MetricMeter, meter), appended, [append("approval_decided", decision={"approved": True})])
+    count(cast(MetricMeter, meter), appended, [append("approval_decided", decision={"approved": False})])
+    count(cast(MetricMeter, meter), appended, [append("commit")])
+    assert meter.added == [
+        ("agent_lab_approvals", 1, {"event": "requested"}),
+        ("agent_lab_approvals", 1, {"event": "approved"}),
+        ("agent_lab_approvals", 1, {"event": "denied"}),
     ]
 
 
