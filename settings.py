@@ -98,6 +98,14 @@ def _port(name: str, default: int) -> int:
     return int(raw)
 
 
+def log_format() -> str:
+    """How a worker writes its log (AGENT_LAB_LOG_FORMAT): 'text', or 'json' lines."""
+    raw = (os.environ.get("AGENT_LAB_LOG_FORMAT") or "text").lower()
+    if raw not in ("text", "json"):
+        raise SettingsError(f"AGENT_LAB_LOG_FORMAT must be text or json, not {raw!r}")
+    return raw
+
+
 def metrics_port() -> int | None:
     """The port a worker serves Prometheus metrics on (AGENT_LAB_METRICS_PORT), if any."""
     return _port("AGENT_LAB_METRICS_PORT", 0) or None

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import functools
 import hashlib
-import logging
 import os
 import re
 import sys
@@ -29,6 +28,8 @@ from contracts import TASK_QUEUE
 from contracts.errors import BadInput, SettingsError
 from data_converter import DATA_CONVERTER
 from graceful_shutdown import ActivityTally, run_until_signalled
+from worker_logging import LOG_FORMATS
+from worker_logging import configure as configure_logging
 from worker_metrics import LabMetrics, runtime_with_metrics
 from workflow_runner import runner_for
 from workflows import AgentRunWorkflow
@@ -61,7 +62,15 @@ def build_worker(client: Client, task_queue: str = TASK_QUEUE, **overrides: obje
 
 # What a worker runs: the agent's code, its orchestration, and the dependencies uv.lock pins.
 _BUILD_SOURCES = ("contracts", "agent", "activities", "workflows")
-_BUILD_FILES = ("uv.lock", "worker.py", "worker_metrics.py", "workflow_runner.py", "data_converter.py", "settings.py")
+_BUILD_FILES = (
+    "uv.lock",
+    "worker.py",
+    "worker_logging.py",
+    "worker_metrics.py",
+    "workflow_runner.py",
+    "data_converter.py",
+    "settings.py",
+)
 
 
 @functools.cache
@@ -122,6 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="default: AGENT_LAB_LOG_LEVEL or INFO",
     )
+    parser.add_argument(
+        "--log-format",
+        type=str.lower,
+        choices=LOG_FORMATS,
+        default=None,
+        help="text, or json: one object a line, with the run, step and tool it is about "
+        "(default: AGENT_LAB_LOG_FORMAT or text)",
+    )
     return parser
 
 
@@ -132,13 +149,14 @@ async def main(argv: list[str] | None = None) -> int:
         if not 0 <= grace_s < float("inf"):
             raise SettingsError(f"--grace-seconds must be a number of seconds, not {grace_s}")
         level = args.log_level or settings.log_level()
+        log_format = args.log_format or settings.log_format()
         options = temporal_config.load()
         port = args.metrics_port if args.metrics_port is not None else settings.metrics_port()
         runtime = runtime_with_metrics(port) if port is not None else None
     except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(level, log_format)
     try:
         client = await connect(runtime=runtime)
     except (RuntimeError, RPCError) as error:
