@@ -19,7 +19,7 @@ from datetime import timedelta
 from temporalio.client import Client
 from temporalio.runtime import Runtime
 from temporalio.service import RPCError
-from temporalio.worker import Worker
+from temporalio.worker import Interceptor, Worker
 
 import settings
 import temporal_config
@@ -28,7 +28,7 @@ from contracts import TASK_QUEUE
 from contracts.errors import BadInput, SettingsError
 from data_converter import DATA_CONVERTER
 from graceful_shutdown import ActivityTally, run_until_signalled
-from worker_logging import LOG_FORMATS
+from worker_logging import LOG_FORMATS, RunContext
 from worker_logging import configure as configure_logging
 from worker_metrics import LabMetrics, runtime_with_metrics
 from workflow_runner import runner_for
@@ -142,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def interceptors(tally: ActivityTally) -> list[Interceptor]:
+    """What a standalone worker wraps its activities in: the count its graceful shutdown reports,
+    the lab's metrics, and the run, step and tool its log records name."""
+    return [tally, LabMetrics(), RunContext()]
+
+
 async def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -169,7 +175,7 @@ async def main(argv: list[str] | None = None) -> int:
         return 2
     tally = ActivityTally()
     worker = build_worker(
-        client, graceful_shutdown_timeout=timedelta(seconds=grace_s), interceptors=[tally, LabMetrics()]
+        client, graceful_shutdown_timeout=timedelta(seconds=grace_s), interceptors=interceptors(tally)
     )
     serving = f"; metrics at http://0.0.0.0:{port}/metrics" if port is not None else ""
     print(f"worker polling task queue {TASK_QUEUE!r} at {options.describe()}{serving}", flush=True)

@@ -87,6 +87,15 @@ def test_the_step_and_tool_are_found_in_inputs_that_wrap_a_call() -> None:
     assert step_and_tool(["not a model", 5]) == {}
 
 
+def test_the_standalone_worker_names_runs_in_its_logs_and_counts_metrics() -> None:
+    from graceful_shutdown import ActivityTally
+    from worker import interceptors
+    from worker_metrics import LabMetrics
+
+    kinds = {type(interceptor) for interceptor in interceptors(ActivityTally())}
+    assert {RunContext, LabMetrics, ActivityTally} <= kinds
+
+
 def test_a_log_format_that_is_not_one_is_one_line() -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")}
     env["AGENT_LAB_LOG_FORMAT"] = "xml"
