@@ -106,6 +106,16 @@ def log_format() -> str:
     return raw
 
 
+def deployment_name() -> str | None:
+    """The Worker Deployment a worker joins (AGENT_LAB_DEPLOYMENT), if it is versioned."""
+    return os.environ.get("AGENT_LAB_DEPLOYMENT") or None
+
+
+def build_id_override() -> str | None:
+    """A worker's build id given by hand (AGENT_LAB_BUILD_ID), instead of a hash of its code."""
+    return os.environ.get("AGENT_LAB_BUILD_ID") or None
+
+
 def metrics_port() -> int | None:
     """The port a worker serves Prometheus metrics on (AGENT_LAB_METRICS_PORT), if any."""
     return _port("AGENT_LAB_METRICS_PORT", 0) or None

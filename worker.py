@@ -28,6 +28,7 @@ from contracts import TASK_QUEUE
 from contracts.errors import BadInput, SettingsError
 from data_converter import DATA_CONVERTER
 from graceful_shutdown import ActivityTally, run_until_signalled
+from worker_deployment import deployment_config, make_current
 from worker_logging import LOG_FORMATS, RunContext
 from worker_logging import configure as configure_logging
 from worker_metrics import LabMetrics, runtime_with_metrics
@@ -66,6 +67,7 @@ _BUILD_FILES = (
     "uv.lock",
     "worker.py",
     "worker_logging.py",
+    "worker_deployment.py",
     "worker_metrics.py",
     "workflow_runner.py",
     "data_converter.py",
@@ -118,6 +120,23 @@ def build_parser() -> argparse.ArgumentParser:
         "and handed to another worker (default: AGENT_LAB_WORKER_GRACE_S or 30)",
     )
     parser.add_argument(
+        "--deployment",
+        metavar="NAME",
+        default=None,
+        help="join this Worker Deployment, versioned by build id, runs pinned to the version that "
+        "started them (default: AGENT_LAB_DEPLOYMENT, or unversioned)",
+    )
+    parser.add_argument(
+        "--build-id",
+        default=None,
+        help="this worker's version in its deployment (default: AGENT_LAB_BUILD_ID, or a hash of the code)",
+    )
+    parser.add_argument(
+        "--make-current",
+        action="store_true",
+        help="once polling, make this version the deployment's current one: new runs start on it",
+    )
+    parser.add_argument(
         "--metrics-port",
         type=int,
         default=None,
@@ -158,6 +177,11 @@ async def main(argv: list[str] | None = None) -> int:
         log_format = args.log_format or settings.log_format()
         options = temporal_config.load()
         port = args.metrics_port if args.metrics_port is not None else settings.metrics_port()
+        deployment = args.deployment or settings.deployment_name()
+        version = args.build_id or settings.build_id_override() or build_id()
+        if args.make_current and deployment is None:
+            raise SettingsError("--make-current needs --deployment (or AGENT_LAB_DEPLOYMENT)")
+        versioned = {"deployment_config": deployment_config(deployment, version)} if deployment else {}
         runtime = runtime_with_metrics(port) if port is not None else None
     except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
@@ -174,17 +198,31 @@ async def main(argv: list[str] | None = None) -> int:
         )
         return 2
     tally = ActivityTally()
-    worker = build_worker(
-        client, graceful_shutdown_timeout=timedelta(seconds=grace_s), interceptors=interceptors(tally)
-    )
+    grace = timedelta(seconds=grace_s)
+    worker = build_worker(client, graceful_shutdown_timeout=grace, interceptors=interceptors(tally), **versioned)
     serving = f"; metrics at http://0.0.0.0:{port}/metrics" if port is not None else ""
+    serving += f"; deployment {deployment!r}, build {version!r}" if deployment else ""
     print(f"worker polling task queue {TASK_QUEUE!r} at {options.describe()}{serving}", flush=True)
+    announcing = None
+    if args.make_current and deployment:
+        announcing = asyncio.create_task(_make_current(client, deployment, version))
     stopped = await run_until_signalled(worker, tally, grace_s)
+    if announcing is not None:
+        announcing.cancel()
     if stopped is None:
         return 0
     line, clean = stopped
     print(line, flush=True)
     return 0 if clean else 1
+
+
+async def _make_current(client: Client, deployment: str, version: str) -> None:
+    try:
+        await make_current(client, deployment, version)
+    except RPCError as error:
+        print(f"error: build {version!r} could not be made current in {deployment!r}: {error.message}", file=sys.stderr)
+        return
+    print(f"build {version!r} is now current in deployment {deployment!r}: new runs start on it", flush=True)
 
 
 def connect_failure_reason(error: Exception) -> str:
