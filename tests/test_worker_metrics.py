@@ -4,6 +4,7 @@ Prometheus endpoint, scraped here during and after a durable run; a port in use 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import socket
@@ -35,7 +36,17 @@ from lab.durable_start import start_durable_run
 from lab.run_request import build_request
 from settings import PROJECT_ROOT
 from tests.conftest import free_port
-from worker_metrics import count, runtime_with_metrics
+from worker_metrics import (
+    APPROVALS,
+    EFFECTS,
+    MODEL_COST,
+    MODEL_TOKENS,
+    PROPOSALS,
+    TOOL_CALLS,
+    VERDICTS,
+    count,
+    runtime_with_metrics,
+)
 
 EFFECT_TOOL = next(name for name, tool in TOOLS.items() if tool.external_effects)
 
@@ -185,3 +196,20 @@ async def test_a_run_shows_on_the_metrics_endpoint(dev_env: WorkflowEnvironment)
     assert scraped(text, "agent_lab_tool_calls", ok="true") >= 1
     assert scraped(text, "agent_lab_effects") == 0  # a coding task acts only in its workspace
     assert scraped(text, "agent_lab_model_tokens", direction="input", provider="scripted") > 0
+    # The Grafana dashboard asks only for what the endpoint serves: the SDK's, seen here.
+    for name in dashboard_metrics():
+        if name.startswith("temporal_"):
+            assert re.search(rf"^{name}[{{ ]", text, re.MULTILINE), f"the dashboard asks for {name}, not served"
+
+
+def dashboard_metrics() -> set[str]:
+    """Every metric deploy/grafana-dashboard.json queries."""
+    dashboard = json.loads((PROJECT_ROOT / "deploy" / "grafana-dashboard.json").read_text())
+    exprs = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+    return {name for expr in exprs for name in re.findall(r"\b(?:agent_lab|temporal)_[a-z_]+", expr)}
+
+
+def test_the_dashboard_asks_only_for_the_lab_counters_that_exist() -> None:
+    lab = {name for name in dashboard_metrics() if name.startswith("agent_lab_")}
+    made = {PROPOSALS, VERDICTS, TOOL_CALLS, EFFECTS, MODEL_TOKENS, MODEL_COST, APPROVALS}
+    assert lab == made, lab ^ made
