@@ -6,10 +6,8 @@ says that instead."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from contracts import RunRequest
 from lab.catalog import load_task
 from lab.durable_start import start_durable_run
 from lab.run_request import build_request
-from settings import PROJECT_ROOT
+from tests.worker_process import start_worker_process
 
 SUMMARY = re.compile(r"(\d+) of (\d+) running activities finished within the (\S+) s grace period, (\d+) cancelled")
 
@@ -47,23 +45,7 @@ def slow_task(directory: Path, seconds: int) -> RunRequest:
 
 
 async def start_worker(address: str, grace_s: float) -> asyncio.subprocess.Process:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")}
-    env["TEMPORAL_ADDRESS"] = address
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "worker.py",
-        "--grace-seconds",
-        str(grace_s),
-        "--log-level",
-        "warning",
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stdout is not None
-    ready = await asyncio.wait_for(process.stdout.readline(), timeout=60)
-    assert b"worker polling" in ready, ready
+    process, _ = await start_worker_process(address, "--grace-seconds", str(grace_s))
     return process
 
 

@@ -3,7 +3,6 @@ Prometheus endpoint, scraped here during and after a durable run; a port in use 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -36,6 +35,7 @@ from lab.durable_start import start_durable_run
 from lab.run_request import build_request
 from settings import PROJECT_ROOT
 from tests.conftest import free_port
+from tests.worker_process import start_worker_process
 from worker_metrics import (
     APPROVALS,
     EFFECTS,
@@ -161,24 +161,10 @@ def scraped(text: str, name: str, **labels: str) -> float:
 @pytest.mark.timeout(120)
 async def test_a_run_shows_on_the_metrics_endpoint(dev_env: WorkflowEnvironment) -> None:
     port = free_port()
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")}
-    env["TEMPORAL_ADDRESS"] = dev_env.client.service_client.config.target_host
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "worker.py",
-        "--metrics-port",
-        str(port),
-        "--log-level",
-        "warning",
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    address = dev_env.client.service_client.config.target_host
+    process, ready = await start_worker_process(address, "--metrics-port", str(port))
     try:
-        assert process.stdout is not None
-        ready = await asyncio.wait_for(process.stdout.readline(), timeout=60)
-        assert f"metrics at http://0.0.0.0:{port}/metrics".encode() in ready, ready
+        assert f"metrics at http://0.0.0.0:{port}/metrics" in ready, ready
         handle = await start_durable_run(dev_env.client, build_request(load_task("small-off-by-one"), "durable"))
         result = await handle.result()
         async with httpx.AsyncClient() as http:

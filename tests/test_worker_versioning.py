@@ -6,8 +6,6 @@ unversioned workers would never see."""
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +14,9 @@ from temporalio.client import WorkflowHandle
 
 from lab.durable_start import start_durable_run
 from lab.temporal_server import DevServer, DevServerOptions
-from settings import PROJECT_ROOT
 from tests.conftest import free_port
 from tests.test_graceful_worker import slow_task, wait_for_started_execution
+from tests.worker_process import start_worker_process
 from worker import connect
 
 DEPLOYMENT = "agent-lab-test"
@@ -26,25 +24,11 @@ DEPLOYMENT = "agent-lab-test"
 
 async def start_version(address: str, build: str) -> asyncio.subprocess.Process:
     """`python worker.py` of one build, once its version is the deployment's current one."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")}
-    env["TEMPORAL_ADDRESS"] = address
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "worker.py",
-        "--deployment",
-        DEPLOYMENT,
-        "--build-id",
-        build,
-        "--make-current",
-        "--log-level",
-        "warning",
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    process, ready = await start_worker_process(
+        address, "--deployment", DEPLOYMENT, "--build-id", build, "--make-current"
     )
     assert process.stdout is not None
-    said = []
+    said = [ready]
     async with asyncio.timeout(60):
         while not said or "is now current" not in said[-1]:
             line = (await process.stdout.readline()).decode()
