@@ -101,9 +101,12 @@ def _port(name: str, default: int) -> int:
 def log_format() -> str:
     """How a worker writes its log (AGENT_LAB_LOG_FORMAT): 'text', or 'json' lines."""
     raw = (os.environ.get("AGENT_LAB_LOG_FORMAT") or "text").lower()
-    if raw not in ("text", "json"):
-        raise SettingsError(f"AGENT_LAB_LOG_FORMAT must be text or json, not {raw!r}")
+    if raw not in LOG_FORMATS:
+        raise SettingsError(f"AGENT_LAB_LOG_FORMAT must be {' or '.join(LOG_FORMATS)}, not {raw!r}")
     return raw
+
+
+LOG_FORMATS = ("text", "json")
 
 
 def deployment_name() -> str | None:

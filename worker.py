@@ -29,7 +29,7 @@ from contracts.errors import BadInput, SettingsError
 from data_converter import DATA_CONVERTER
 from graceful_shutdown import ActivityTally, run_until_signalled
 from worker_deployment import deployment_config, make_current
-from worker_logging import LOG_FORMATS, RunContext
+from worker_logging import RunContext
 from worker_logging import configure as configure_logging
 from worker_metrics import LabMetrics, runtime_with_metrics
 from workflow_runner import runner_for
@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-format",
         type=str.lower,
-        choices=LOG_FORMATS,
+        choices=settings.LOG_FORMATS,
         default=None,
         help="text, or json: one object a line, with the run, step and tool it is about "
         "(default: AGENT_LAB_LOG_FORMAT or text)",

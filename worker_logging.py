@@ -20,7 +20,6 @@ from pydantic import BaseModel
 from temporalio import activity
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
 
-LOG_FORMATS = ("text", "json")
 # What each record is about: run, activity, attempt, step, tool ("" when not known).
 _FIELDS = ("run_id", "activity", "attempt", "step", "tool")
 _ABOUT: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("agent_lab_log_context", default=None)

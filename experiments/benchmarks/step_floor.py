@@ -7,10 +7,10 @@ A reading step of the agent is one remote activity (the last step's record and t
 and one local one (verify and read) in the workflow task that follows it; before fused steps
 it was three local ones (verify, read, record): `--locals 3`. A writing step is a remote one
 (the record and the proposal), a local one (verify) and a second remote one (execute and check):
-`--remotes 2`. Here each activity returns at
-once and the workflow decides nothing, so steps per second is what Temporal, the SDK and this
-machine allow for that shape: the agent's own work is what `capacity` adds on top. A run here
-has no start of its own (no workspace, goal or plan), so compare with capacity's longer runs too.
+`--remotes 2`. Here each activity returns at once and the workflow decides nothing, so steps per
+second is what Temporal, the SDK and this machine allow for that shape: the agent's own work is
+what `capacity` adds on top. A run here has no start of its own (no workspace, goal or plan), so
+compare with capacity's longer runs too.
 """
 
 from __future__ import annotations
