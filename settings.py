@@ -109,6 +109,19 @@ def log_format() -> str:
 LOG_FORMATS = ("text", "json")
 
 
+def trace_exporter() -> str:
+    """Where a worker sends its traces (AGENT_LAB_TRACES): 'off', 'console' or 'otlp' (to
+    OTEL_EXPORTER_OTLP_ENDPOINT, by default http://localhost:4318)."""
+    raw = (os.environ.get("AGENT_LAB_TRACES") or "off").lower()
+    if raw not in TRACE_EXPORTERS:
+        choices = f"{', '.join(TRACE_EXPORTERS[:-1])} or {TRACE_EXPORTERS[-1]}"
+        raise SettingsError(f"AGENT_LAB_TRACES must be {choices}, not {raw!r}")
+    return raw
+
+
+TRACE_EXPORTERS = ("off", "console", "otlp")
+
+
 def deployment_name() -> str | None:
     """The Worker Deployment a worker joins (AGENT_LAB_DEPLOYMENT), if it is versioned."""
     return os.environ.get("AGENT_LAB_DEPLOYMENT") or None
@@ -119,9 +132,24 @@ def build_id_override() -> str | None:
     return os.environ.get("AGENT_LAB_BUILD_ID") or None
 
 
-def metrics_port() -> int | None:
-    """The port a worker serves Prometheus metrics on (AGENT_LAB_METRICS_PORT), if any."""
-    return _port("AGENT_LAB_METRICS_PORT", 0) or None
+def metrics_ports(given: str | None = None) -> range | None:
+    """The ports a worker may serve Prometheus metrics on: `given` (`--metrics-port`), else
+    AGENT_LAB_METRICS_PORT; unset, none. A port (`9464`) or a range (`9464-9473`): the worker
+    takes the first one free, so replicas sharing one network namespace each find their own."""
+    source, raw = (
+        ("--metrics-port", given)
+        if given is not None
+        else ("AGENT_LAB_METRICS_PORT", os.environ.get("AGENT_LAB_METRICS_PORT"))
+    )
+    if not raw:
+        return None
+    first, dash, last = raw.strip().partition("-")
+    if not (first.isdigit() and (last.isdigit() or not dash)):
+        raise SettingsError(f"{source} must be a port (9464) or a range of ports (9464-9473), not {raw!r}")
+    ports = range(int(first), int(last or first) + 1)
+    if not (ports and ports[0] > 0 and ports[-1] < 65536):
+        raise SettingsError(f"{source} must be ports within 1-65535, lowest first, not {raw!r}")
+    return ports
 
 
 def ops_url() -> str | None:

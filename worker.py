@@ -14,9 +14,10 @@ import hashlib
 import os
 import re
 import sys
+from collections.abc import Sequence
 from datetime import timedelta
 
-from temporalio.client import Client
+from temporalio.client import Client, Plugin
 from temporalio.runtime import Runtime
 from temporalio.service import RPCError
 from temporalio.worker import Interceptor, Worker
@@ -32,6 +33,7 @@ from worker_deployment import deployment_config, make_current
 from worker_logging import RunContext
 from worker_logging import configure as configure_logging
 from worker_metrics import LabMetrics, runtime_with_metrics
+from worker_tracing import Tracing, start_tracing
 from workflow_runner import runner_for
 from workflows import AgentRunWorkflow
 
@@ -69,6 +71,7 @@ _BUILD_FILES = (
     "worker_logging.py",
     "worker_deployment.py",
     "worker_metrics.py",
+    "worker_tracing.py",
     "workflow_runner.py",
     "data_converter.py",
     "settings.py",
@@ -92,16 +95,19 @@ def build_id() -> str:
     return f"agent-lab-{digest.hexdigest()[:16]}"
 
 
-async def connect(address: str | None = None, runtime: Runtime | None = None) -> Client:
+async def connect(address: str | None = None, runtime: Runtime | None = None, plugins: Sequence[Plugin] = ()) -> Client:
     """A client as the environment configures it (`temporal_config`: profiles, TLS, API key).
     With an `address`, a dev server the lab started itself: namespace `default`, plain gRPC.
-    With a `runtime`, its telemetry (worker_metrics: a Prometheus endpoint)."""
+    With a `runtime`, its telemetry (worker_metrics: a Prometheus endpoint); with `plugins`,
+    what they add to the client and its workers (worker_tracing: traces)."""
     options = temporal_config.load()
     if address is not None:
         options = options.for_local_server(address)
     kwargs = options.client_kwargs()
     if runtime is not None:
         kwargs["runtime"] = runtime
+    if plugins:
+        kwargs["plugins"] = list(plugins)
     return await Client.connect(**kwargs, data_converter=DATA_CONVERTER)  # type: ignore[arg-type]
 
 
@@ -138,10 +144,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--metrics-port",
-        type=int,
+        metavar="PORT[-LAST]",
         default=None,
-        help="serve Prometheus metrics (the SDK's and the lab's) at http://HOST:PORT/metrics "
-        "(default: AGENT_LAB_METRICS_PORT, or none)",
+        help="serve Prometheus metrics (the SDK's and the lab's) at http://HOST:PORT/metrics; "
+        "a range PORT-LAST takes its first free port (default: AGENT_LAB_METRICS_PORT, or none)",
+    )
+    parser.add_argument(
+        "--traces",
+        type=str.lower,
+        choices=settings.TRACE_EXPORTERS,
+        default=None,
+        help="OpenTelemetry traces, a span per run, step and activity: to the console, or over "
+        "OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT; needs the `otel` extra "
+        "(default: AGENT_LAB_TRACES or off)",
     )
     parser.add_argument(
         "--log-level",
@@ -176,19 +191,20 @@ async def main(argv: list[str] | None = None) -> int:
         level = args.log_level or settings.log_level()
         log_format = args.log_format or settings.log_format()
         options = temporal_config.load()
-        port = args.metrics_port if args.metrics_port is not None else settings.metrics_port()
+        ports = settings.metrics_ports(args.metrics_port)
         deployment = args.deployment or settings.deployment_name()
         version = args.build_id or settings.build_id_override() or build_id()
         if args.make_current and deployment is None:
             raise SettingsError("--make-current needs --deployment (or AGENT_LAB_DEPLOYMENT)")
         versioned = {"deployment_config": deployment_config(deployment, version)} if deployment else {}
-        runtime = runtime_with_metrics(port) if port is not None else None
+        runtime, port = runtime_with_metrics(ports) if ports is not None else (None, None)
+        tracing = start_tracing(args.traces or settings.trace_exporter())
     except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     configure_logging(level, log_format)
     try:
-        client = await connect(runtime=runtime)
+        client = await connect(runtime=runtime, plugins=[tracing.plugin] if tracing else [])
     except (RuntimeError, RPCError) as error:
         print(
             f"error: no Temporal server answers at {options.target_host} ({connect_failure_reason(error)}) "
@@ -202,6 +218,7 @@ async def main(argv: list[str] | None = None) -> int:
     worker = build_worker(client, graceful_shutdown_timeout=grace, interceptors=interceptors(tally), **versioned)
     serving = f"; metrics at http://0.0.0.0:{port}/metrics" if port is not None else ""
     serving += f"; deployment {deployment!r}, build {version!r}" if deployment else ""
+    serving += f"; traces to {args.traces or settings.trace_exporter()}" if tracing else ""
     print(f"worker polling task queue {TASK_QUEUE!r} at {options.describe()}{serving}", flush=True)
     announcing = None
     if args.make_current and deployment:
@@ -209,6 +226,7 @@ async def main(argv: list[str] | None = None) -> int:
     stopped = await run_until_signalled(worker, tally, grace_s)
     if announcing is not None:
         announcing.cancel()
+    _flush(tracing)
     if stopped is None:
         return 0
     line, clean = stopped
@@ -223,6 +241,12 @@ async def _make_current(client: Client, deployment: str, version: str) -> None:
         print(f"error: build {version!r} could not be made current in {deployment!r}: {error.message}", file=sys.stderr)
         return
     print(f"build {version!r} is now current in deployment {deployment!r}: new runs start on it", flush=True)
+
+
+def _flush(tracing: Tracing | None) -> None:
+    """Send the spans still buffered: the worker leaves with os._exit, which runs no atexit hook."""
+    if tracing is not None:
+        tracing.shutdown()
 
 
 def connect_failure_reason(error: Exception) -> str:

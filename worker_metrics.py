@@ -2,6 +2,7 @@
 failures) and the lab's counters beside them, counted from what each activity returned.
 
     python worker.py --metrics-port 9464     # then scrape http://HOST:9464/metrics
+    python worker.py --metrics-port 9464-9473  # the first free: replicas on one host
 
 The lab's counters come from one activity interceptor reading the typed results the activities
 already return (a proposal and its usage, a verdict, a tool's result), so no activity carries
@@ -41,20 +42,31 @@ MODEL_COST = "agent_lab_model_cost_microusd"
 APPROVALS = "agent_lab_approvals"
 
 
-def runtime_with_metrics(port: int) -> Runtime:
-    """A runtime serving /metrics on every interface at `port` (a container's port is reached
-    from outside it). A port already taken is one clear error, before anything connects."""
-    if not 0 < port < 65536:
-        raise SettingsError(f"the metrics port must be 1-65535, not {port}")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind(("0.0.0.0", port))
-        except OSError as error:
-            raise SettingsError(f"the metrics port {port} is in use ({error.strerror}): choose another") from None
+def runtime_with_metrics(ports: range) -> tuple[Runtime, int]:
+    """A runtime serving /metrics on every interface (a container's port is reached from outside
+    it) at the first of `ports` free, and that port. None free is one clear error, before
+    anything connects."""
+    port = _first_free(ports)
     try:
-        return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=f"0.0.0.0:{port}")))
+        runtime = Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=f"0.0.0.0:{port}")))
     except Exception as error:  # the SDK's bridge says RuntimeError or ValueError, with its Rust chain
         raise SettingsError(f"the metrics endpoint could not start on port {port}: {error}") from None
+    return runtime, port
+
+
+def _first_free(ports: range) -> int:
+    reason = ""
+    for port in ports:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("0.0.0.0", port))
+            except OSError as error:
+                reason = error.strerror or str(error)
+                continue
+        return port
+    if len(ports) == 1:
+        raise SettingsError(f"the metrics port {ports[0]} is in use ({reason}): choose another")
+    raise SettingsError(f"the metrics ports {ports[0]}-{ports[-1]} are all in use ({reason}): choose others")
 
 
 class LabMetrics(Interceptor):

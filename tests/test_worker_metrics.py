@@ -18,6 +18,7 @@ import pytest
 from temporalio.common import MetricMeter
 from temporalio.testing import WorkflowEnvironment
 
+import settings
 from agent.tools.registry import TOOLS
 from contracts import ActionProposal, ProposeActionResult, RunState, ToolResult, Verdict
 from contracts.envelopes import (
@@ -131,7 +132,7 @@ def test_a_metrics_port_in_use_is_one_line_and_exit_2() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         with pytest.raises(SettingsError, match=f"the metrics port {port} is in use"):
-            runtime_with_metrics(port)
+            runtime_with_metrics(range(port, port + 1))
         env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")}
         done = subprocess.run(
             [sys.executable, "worker.py", "--metrics-port", str(port)],
@@ -146,6 +147,52 @@ def test_a_metrics_port_in_use_is_one_line_and_exit_2() -> None:
         f"error: the metrics port {port} is in use (Address already in use): choose another"
     ]
     assert done.stdout == ""
+
+
+def _taken_port_before_a_free_one() -> socket.socket:
+    """A listening socket on a port whose next port is free."""
+    while True:
+        taken = socket.socket()
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        with socket.socket() as probe:
+            try:
+                probe.bind(("0.0.0.0", taken.getsockname()[1] + 1))
+                return taken
+            except OSError:
+                taken.close()
+
+
+def test_a_range_of_metrics_ports_takes_its_first_free_one() -> None:
+    """Worker replicas that share a network namespace (compose's workers share the operations
+    service's) are each given the same range and each take a port of their own."""
+    with _taken_port_before_a_free_one() as taken:
+        port = taken.getsockname()[1]
+        runtime, serving = runtime_with_metrics(range(port, port + 2))
+        assert serving == port + 1
+        with pytest.raises(SettingsError) as error:
+            runtime_with_metrics(range(port, port + 2))  # now both are taken
+        assert str(error.value) == (
+            f"the metrics ports {port}-{port + 1} are all in use (Address already in use): choose others"
+        )
+        del runtime
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [("9464", range(9464, 9465)), ("9464-9473", range(9464, 9474)), (" 9464-9464 ", range(9464, 9465))],
+)
+def test_metrics_ports_are_a_port_or_a_range(given: str, expected: range) -> None:
+    assert settings.metrics_ports(given) == expected
+
+
+@pytest.mark.parametrize("given", ["http", "9464-", "-9464", "9473-9464", "0", "9464-70000", "94 64"])
+def test_a_bad_metrics_port_is_one_clear_error(given: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(SettingsError, match=r"^--metrics-port must be "):
+        settings.metrics_ports(given)
+    monkeypatch.setenv("AGENT_LAB_METRICS_PORT", given)
+    with pytest.raises(SettingsError, match=r"^AGENT_LAB_METRICS_PORT must be "):
+        settings.metrics_ports()
 
 
 def scraped(text: str, name: str, **labels: str) -> float:

@@ -12,7 +12,7 @@ with workflow.unsafe.imports_passed_through():
     from agent.step_log import Outcome, StepLog
     from contracts import ActionProposal, PlanTask, PostconditionResult, RunState, ToolResult, Turn, Usage, Verdict
     from contracts.envelopes import RecordStepInput
-    from workflows import calls
+    from workflows import calls, tracing
     from workflows.run import Run
 
 
@@ -50,6 +50,7 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
     if end.check is not None:
         events.append(run.entries.entry("postconditions", now, step, passed=end.check.passed, result=end.check))
     fault_injected = end.result is not None and end.result.fault_injected
+    tracing.note_step_end(end.outcome, end.proposal.tool if end.proposal else None, end.said)
     turn = Turn(step=step, proposal=end.proposal, outcome=end.outcome, feedback=end.said, fault_injected=fault_injected)
     closing = RecordStepInput(
         run_id=run.run_id,

@@ -28,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
         Usage,
     )
     from workflows import activity_options as options
-    from workflows import calls
+    from workflows import calls, tracing
     from workflows.approval_wait import await_approval
     from workflows.patches import CONVERSATION_BY_REFERENCE, READ_ONLY_STEPS
     from workflows.run import Run
@@ -62,43 +62,44 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
             return f"{reason} in task {task.id!r} after {snapshot.step} steps"
         run.move(S.PROPOSING)
         snapshot.step += 1
-        # The turns by reference: history grows by the same few hundred bytes a step, not by
-        # the whole conversation again. Runs started before keep sending them by value.
-        by_reference = run.patches.on(CONVERSATION_BY_REFERENCE)
-        asked = ProposeActionInput(
-            provider=request.provider,
-            goal=request.goal,
-            task=task,
-            history=[] if by_reference else snapshot.turns,
-            conversation=snapshot.conversation if by_reference else None,
-            workspace=snapshot.workspace,
-            workspace_files=snapshot.workspace_files,
-            run_id=run.run_id,
-            step=snapshot.step,
-        )
-        summary = f"step {snapshot.step}: propose ({task.id})"
-        if run.patches.fused_steps:
-            # The last step's record first, if it waits, in the same activity.
-            proposed = await calls.propose(run, asked, summary)
-        else:
-            proposed = await calls.call(propose_action, asked, options.MODEL, summary)
-        spent = proposed.usage + proposed.failed_attempts
-        snapshot.usage += spent
-        snapshot.task_usage += spent
-        snapshot.wasted += proposed.failed_attempts
-        proposal = proposed.proposal
-        if proposal is None:
-            said = f"unusable answer: {proposed.invalid_output}"
-            await end_step(run, task, StepEnd("rejected", None, spent, said))
-        elif proposal.kind == "give_up":
-            run.move(S.FAILED)
-            await end_step(run, task, StepEnd("rejected", proposal, spent, "the model gave up"), moved=True)
-            return f"the model gave up on task {task.id!r}: {proposal.thought}"
-        elif proposal.kind == "finish":
-            if await _finish_holds(run, task, proposal, spent):
+        with tracing.step_span(run.run_id, task, snapshot.step):
+            # The turns by reference: history grows by the same few hundred bytes a step, not by
+            # the whole conversation again. Runs started before keep sending them by value.
+            by_reference = run.patches.on(CONVERSATION_BY_REFERENCE)
+            asked = ProposeActionInput(
+                provider=request.provider,
+                goal=request.goal,
+                task=task,
+                history=[] if by_reference else snapshot.turns,
+                conversation=snapshot.conversation if by_reference else None,
+                workspace=snapshot.workspace,
+                workspace_files=snapshot.workspace_files,
+                run_id=run.run_id,
+                step=snapshot.step,
+            )
+            summary = f"step {snapshot.step}: propose ({task.id})"
+            if run.patches.fused_steps:
+                # The last step's record first, if it waits, in the same activity.
+                proposed = await calls.propose(run, asked, summary)
+            else:
+                proposed = await calls.call(propose_action, asked, options.MODEL, summary)
+            spent = proposed.usage + proposed.failed_attempts
+            snapshot.usage += spent
+            snapshot.task_usage += spent
+            snapshot.wasted += proposed.failed_attempts
+            proposal = proposed.proposal
+            if proposal is None:
+                said = f"unusable answer: {proposed.invalid_output}"
+                await end_step(run, task, StepEnd("rejected", None, spent, said))
+            elif proposal.kind == "give_up":
+                run.move(S.FAILED)
+                await end_step(run, task, StepEnd("rejected", proposal, spent, "the model gave up"), moved=True)
+                return f"the model gave up on task {task.id!r}: {proposal.thought}"
+            elif proposal.kind == "finish":
+                if await _finish_holds(run, task, proposal, spent):
+                    return None
+            elif await _tool_step(run, task, proposal, spent):
                 return None
-        elif await _tool_step(run, task, proposal, spent):
-            return None
 
 
 async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
