@@ -61,9 +61,10 @@ CMD ["python", "lab/llama_entry.py", "--model", "/opt/model.gguf", "--model_alia
 
 FROM base AS worker
 COPY pyproject.toml uv.lock ./
-# The worker needs no extra: it calls models over HTTP (the OpenAI SDK is a dependency).
+# The worker calls models over HTTP (the OpenAI SDK is a dependency); `otel` is the SDK and
+# exporter its traces need (AGENT_LAB_TRACES=otlp).
 RUN --mount=type=cache,target=/root/.cache/uv \
-    uv sync --frozen --no-dev
+    uv sync --frozen --no-dev --extra otel
 COPY . .
 USER lab
 CMD ["uv", "run", "python", "worker.py"]

@@ -29,7 +29,12 @@ DOCKERFILE = ROOT / "Dockerfile"
 ENV_EXAMPLE = ROOT / ".env.example"
 OPERATIONS_DOC = ROOT / "docs" / "operations.md"
 
-SERVICES = {"postgresql", "temporal-schema", "temporal", "temporal-namespace", "temporal-ui", "ops", "worker", "model"}
+SERVICES = {
+    "postgresql", "temporal-schema", "temporal", "temporal-namespace", "temporal-ui", "ops", "worker", "model",
+    "prometheus", "grafana",
+}  # fmt: skip
+PROMETHEUS_CONFIG = ROOT / "deploy" / "prometheus.yml"
+GRAFANA_PROVISIONING = ROOT / "deploy" / "grafana" / "provisioning"
 # The services that run the lab's own code: every environment name they get must be read by it.
 LAB_SERVICES = ("ops", "worker", "model")
 WAIT_CONDITIONS = {"service_healthy", "service_completed_successfully"}
@@ -90,6 +95,9 @@ def flag(command: list[str], name: str) -> str:
     return command[command.index(name) + 1]
 
 
+# Read by the OpenTelemetry exporter (worker_tracing.py): the standard OTLP variables.
+OTEL_NAMES = frozenset({"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT"})
+
 # Read by the SDK's envconfig (in its Rust core, so not in any Python source), through which
 # the lab connects (temporal_config.py): Temporal's documented standard variables.
 TEMPORAL_ENVCONFIG = frozenset(
@@ -146,7 +154,7 @@ def test_the_compose_file_has_every_service_and_pinned_images() -> None:
     for name, service in services().items():
         if "image" in service:
             image, _, tag = service["image"].rpartition(":")
-            assert image and re.fullmatch(r"[0-9][\w.-]*", tag), f"{name}: image {service['image']!r} is not pinned"
+            assert image and re.fullmatch(r"v?[0-9][\w.-]*", tag), f"{name}: image {service['image']!r} is not pinned"
         else:
             assert service["build"]["context"] == ".", name
             assert service["build"]["target"] in dockerfile_stages(), f"{name}: no Dockerfile stage to build"
@@ -216,6 +224,30 @@ def test_ports_are_distinct_on_loopback_and_the_ones_the_code_defaults_to(monkey
     assert model[:2] == ["python", "lab/llama_entry.py"]
 
 
+def test_prometheus_scrapes_every_port_a_worker_may_take_and_grafana_shows_the_dashboard() -> None:
+    """The workers take the first free port of AGENT_LAB_METRICS_PORT's range in the operations
+    service's network namespace: Prometheus must scrape each port of it there, and Grafana
+    must load the dashboard from the Prometheus it provisions."""
+    ports = settings.metrics_ports(environment("worker")["AGENT_LAB_METRICS_PORT"])
+    assert ports is not None and len(ports) >= int(env_example()["WORKER_REPLICAS"])
+    config = yaml.safe_load(PROMETHEUS_CONFIG.read_text())
+    [job] = config["scrape_configs"]
+    targets = [target for group in job["static_configs"] for target in group["targets"]]
+    assert targets == [f"ops:{port}" for port in ports]
+    assert "./deploy/prometheus.yml:/etc/prometheus/prometheus.yml:ro" in services()["prometheus"]["volumes"]
+
+    [datasource] = yaml.safe_load((GRAFANA_PROVISIONING / "datasources" / "prometheus.yml").read_text())["datasources"]
+    [(_, _, prometheus_port)] = published("prometheus")
+    assert datasource["url"] == f"http://prometheus:{prometheus_port}" and datasource["type"] == "prometheus"
+    [provider] = yaml.safe_load((GRAFANA_PROVISIONING / "dashboards" / "agent-lab.yml").read_text())["providers"]
+    mounted = {volume.split(":")[1]: volume.split(":")[0] for volume in services()["grafana"]["volumes"]}
+    dashboard = mounted[f"{provider['options']['path']}/agent-lab.json"]
+    assert dashboard == "./deploy/grafana-dashboard.json" and (ROOT / dashboard).is_file()
+    assert mounted["/etc/grafana/provisioning"] == "./deploy/grafana/provisioning"
+    # Traces: the worker image carries the exporter the `otlp` setting needs.
+    assert "--extra otel" in " ".join(arguments for _, arguments in dockerfile_stages()["worker"])
+
+
 def test_every_substituted_variable_is_in_the_example_and_has_a_default_or_a_message() -> None:
     defined = env_example()
     used = set()
@@ -237,7 +269,7 @@ def test_every_environment_name_given_to_the_lab_is_one_its_code_reads() -> None
     assert "AGENT_LAB_OPS_URL" in source_names() and "NOT_A_LAB_VARIABLE" not in source_names()
     for service in LAB_SERVICES:
         for name in environment(service):
-            known = source_names() | TEMPORAL_ENVCONFIG
+            known = source_names() | TEMPORAL_ENVCONFIG | OTEL_NAMES
             assert name in known, f"{service}: {name} is read nowhere in the lab's code (misspelt?)"
     # The data directory the code is told is the one every lab service mounts, shared.
     for service in ("ops", "worker"):
