@@ -49,6 +49,19 @@ def local_provider_config(model: LocalModel, base_url: str, seed: int) -> Provid
     )
 
 
+def served_provider_config(base_url: str, seed: int) -> ProviderConfig:
+    """The same, for a llama.cpp server started as this module starts one but elsewhere
+    (compose's `model` service): which weights it serves is its own, so no digest is recorded."""
+    return ProviderConfig(
+        kind="openai",
+        model=MODEL_ALIAS,
+        base_url=base_url,
+        structured_output="json_object",
+        seed=seed,
+        context_tokens=LOCAL_CONTEXT_TOKENS,
+    )
+
+
 @contextlib.asynccontextmanager
 async def llama_server(
     model: LocalModel, *, context: int = LOCAL_CONTEXT_TOKENS, threads: int = 2

@@ -2,7 +2,8 @@
 environment: OPENAI_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY. Checked before any run starts.
 
 `--provider local` starts the llama.cpp server for the run and talks to it through the same
-OpenAI provider code as any other server.
+OpenAI provider code as any other server; `--provider local --base-url URL` talks to one already
+running (compose's `model` service) in the same way, and starts none.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from contracts import ProviderConfig
 from contracts.errors import StarterError
 from contracts.experiment import ProviderSpec
 from lab.catalog import Task
-from lab.llama_server import llama_server, local_provider_config
+from lab.llama_server import llama_server, local_provider_config, served_provider_config
 from lab.local_model import LocalModel, resolve_model
 from settings import PROJECT_ROOT
 
@@ -43,6 +44,8 @@ class ProviderChoice:
         if api_key:
             # For the workers of this process only: a key never enters a run's input or history.
             os.environ[API_KEY_ENV] = api_key
+        if kind == "local" and base_url:
+            return cls(kind=kind, model=model, base_url=base_url, seed=seed)
         if kind != "openai":
             return cls(kind=kind, model=model, seed=seed)
         model = model or os.environ.get("OPENAI_MODEL")
@@ -55,9 +58,9 @@ class ProviderChoice:
 
     async def check(self) -> LocalModel | None:
         """Fail before the run: a server that does not answer, a model file that is not there."""
-        if self.kind == "local":
+        if self.kind == "local" and not self.base_url:
             return resolve_model(self.model)
-        if self.kind == "openai" and self.base_url:
+        if self.base_url:
             await _answers(self.base_url)
         return None
 
@@ -70,6 +73,10 @@ async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[Prov
         return
     if choice.kind == "openai":
         yield ProviderConfig(kind="openai", model=choice.model, base_url=choice.base_url, seed=choice.seed)
+        return
+    if choice.base_url:
+        print(f"  local model served at {choice.base_url}", flush=True)
+        yield served_provider_config(choice.base_url, choice.seed)
         return
     if local is None:
         raise StarterError("no local model resolved")

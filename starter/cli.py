@@ -62,7 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--model",
         help="openai: the model name (or OPENAI_MODEL); local: smollm2, qwen (default), qwen15 or a GGUF path",
     )
-    run.add_argument("--base-url", help="openai: an OpenAI-compatible server (or OPENAI_BASE_URL)")
+    run.add_argument(
+        "--base-url",
+        help="openai: an OpenAI-compatible server (or OPENAI_BASE_URL); local: a llama.cpp server already "
+        "running (compose's model service, http://HOST:8000/v1) instead of starting one",
+    )
     run.add_argument("--api-key", help="openai: the key, for this process's workers only (or OPENAI_API_KEY)")
     run.add_argument("--seed", type=int, default=0, help="the model's sampling seed (default 0)")
     run.add_argument(
