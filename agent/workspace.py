@@ -16,7 +16,7 @@ from agent.sandbox.identity import workspace_owner
 from agent.tools.files import workspace_files
 from contracts import PrepareWorkspaceInput, PrepareWorkspaceResult
 from contracts.errors import WorkspaceError
-from settings import data_dir
+from settings import data_dir, project_path
 
 _NOT_COPIED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
 
@@ -30,7 +30,7 @@ async def prepare_workspace(request: PrepareWorkspaceInput) -> PrepareWorkspaceR
     (named before the first step: a run that will run unsandboxed says so at its start).
     Raises WorkspaceError, ToolUnavailable (the run's world), CheckpointError or
     SandboxUnavailable."""
-    fixture = Path(request.fixture_dir)
+    fixture = project_path(request.fixture_dir)
     seed = await asyncio.to_thread(ops_world.seed_file, fixture)
     if seed is not None:
         # Before the copy: a run that cannot reach its world leaves no workspace behind.

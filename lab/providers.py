@@ -24,7 +24,7 @@ from contracts.experiment import ProviderSpec
 from lab.catalog import Task
 from lab.llama_server import llama_server, local_provider_config, served_provider_config
 from lab.local_model import LocalModel, resolve_model
-from settings import PROJECT_ROOT
+from settings import PROJECT_ROOT, in_project
 
 ProviderKind = Literal["scripted", "openai", "local"]
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -69,7 +69,7 @@ class ProviderChoice:
 async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[ProviderConfig]:
     local = await choice.check()
     if choice.kind == "scripted":
-        yield ProviderConfig(kind="scripted", script_path=str(task.require_script()), seed=choice.seed)
+        yield ProviderConfig(kind="scripted", script_path=in_project(task.require_script()), seed=choice.seed)
         return
     if choice.kind == "openai":
         yield ProviderConfig(kind="openai", model=choice.model, base_url=choice.base_url, seed=choice.seed)

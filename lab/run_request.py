@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from contracts import ProviderConfig, RunBudget, RunRequest, Runtime
 from lab.catalog import Task
+from settings import in_project
 
 # A run's workflow task timeout. A worker killed while it holds a workflow task keeps it for
 # this long (10 s by default: the soak saw runs wait exactly that). Long local activities do
@@ -32,9 +33,10 @@ def build_request(
         runtime=runtime,
         task_id=task.spec.id,
         goal=task.spec.goal,
-        fixture_dir=str(task.fixture_dir),
+        # Relative to the project: a worker in another checkout (a container) finds them there.
+        fixture_dir=in_project(task.fixture_dir),
         acceptance=task.spec.postconditions,
-        provider=provider or ProviderConfig(kind="scripted", script_path=str(task.require_script())),
+        provider=provider or ProviderConfig(kind="scripted", script_path=in_project(task.require_script())),
         budget=budget,
         profile=task.spec.profile,
     )

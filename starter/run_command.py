@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.postconditions import check
-from contracts import ProviderConfig, RunRequest, RunResult
+from contracts import PostconditionOutcome, PostconditionResult, ProviderConfig, RunRequest, RunResult
 from contracts.errors import BadInput, LabError, StarterError
 from lab.catalog import Task
 from lab.llama_server import stopped_server
@@ -50,10 +50,12 @@ async def run_task(
             # The baseline's own failure before its loop (its workspace, its world): one line.
             raise StarterError(f"{type(error).__name__}: {error}") from None
         # Both runtimes are judged the same way: the task's postconditions on the real end state.
-        judged = await check(Path(result.workspace), task.spec.postconditions, request.world_id)
+        judged, where = await _judge(result, task, request)
         # A crashed model server fails every call after it: say so, not only the calls' errors.
         gone = stopped_server(provider.base_url)
     printer.finished(result, judged)
+    if where:
+        printer.line(f"  {where}")
     if gone:
         printer.line(f"  {gone}")
     if link:
@@ -62,3 +64,27 @@ async def run_task(
             kept = f"(the embedded dev server keeps running, pid {embedded.pid})"
             printer.line(f"  {kept if keep_server else _SERVER_STOPPED}")
     return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
+
+
+async def _judge(result: RunResult, task: Task, request: RunRequest) -> tuple[PostconditionResult, str]:
+    """The task's postconditions on the run's end state, and where they were checked when not
+    here. A durable run whose workers keep their workspaces elsewhere (another machine, a
+    container: `--no-worker`) is judged by the check its workflow made on a worker at its end:
+    the same checker, on the same end state, with the same postconditions (the task's, set by
+    code, never by the model), read where the workspace is."""
+    workspace = Path(result.workspace)
+    if result.runtime == "baseline" or workspace.is_dir():
+        return await check(workspace, task.spec.postconditions, request.world_id), ""
+    if result.acceptance is not None:
+        return result.acceptance, f"(judged on a worker: the workspace {workspace} is on the workers' file system)"
+    unjudged = PostconditionResult(
+        outcomes=[
+            PostconditionOutcome(
+                description=condition.describe(),
+                passed=False,
+                detail="not checked: the run ended before its acceptance check",
+            )
+            for condition in task.spec.postconditions
+        ]
+    )
+    return unjudged, f"(not judged: the workspace {workspace} is on the workers' file system, and the run ended first)"

@@ -274,9 +274,10 @@ def test_every_environment_name_given_to_the_lab_is_one_its_code_reads() -> None
     # The data directory the code is told is the one every lab service mounts, shared.
     for service in ("ops", "worker"):
         data = environment(service)["AGENT_LAB_DATA"]
-        assert f"lab-data:{data}" in services()[service]["volumes"], service
+        assert f"${{AGENT_LAB_DATA_VOLUME:-lab-data}}:{data}" in services()[service]["volumes"], service
     assert "postgres-data:/var/lib/postgresql/data" in services()["postgresql"]["volumes"]
     assert {"postgres-data", "lab-data"} <= set(compose()["volumes"])
+    assert env_example()["AGENT_LAB_DATA_VOLUME"] == "lab-data"  # the named volume unless told
 
 
 def test_the_image_runs_the_worker_as_the_readme_does_and_not_as_root() -> None:
@@ -312,7 +313,7 @@ def test_the_env_example_holds_no_secret_and_the_image_never_takes_one() -> None
 
 def test_the_starter_commands_in_the_operations_doc_exist() -> None:
     parser = build_parser()
-    text = OPERATIONS_DOC.read_text()
+    text = re.sub(r"\\\n\s*", " ", OPERATIONS_DOC.read_text())  # continued lines joined
     commands = re.findall(r"python -m starter ([^\n`#|]*)", text)
     assert any("--no-worker" in command for command in commands)
     for command in commands:

@@ -34,6 +34,7 @@ from contracts import (
 from experiments.ops_service import OpsServiceProcess
 from lab.catalog import Task, load_task
 from lab.run_request import build_request
+from settings import project_path
 from starter.ops_service import ops_service_for, service_db_path
 from starter.render import Printer
 from tests.conftest import free_port
@@ -201,7 +202,7 @@ async def test_seeding_never_copies_the_seed_into_the_workspace(ops_url: str) ->
     request = prepare_input()
     ref = await ActivityEnvironment().run(prepare_workspace, request)
     workspace = Path(ref.path)
-    assert (Path(request.fixture_dir) / SEED_FILE).is_file()
+    assert (project_path(request.fixture_dir) / SEED_FILE).is_file()
     assert sorted(path.name for path in workspace.iterdir() if path.name != ".git") == ["README.md"]
     state = await tenant_state(ops_url, request.world_id)
     assert [order["order_id"] for order in state["orders"]] == ["o-0998", "o-1001", "o-1002"]

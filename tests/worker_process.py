@@ -6,13 +6,17 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from pathlib import Path
 
 from settings import PROJECT_ROOT
 
 
-async def start_worker_process(address: str, *options: str) -> tuple[asyncio.subprocess.Process, str]:
-    """The worker, once it says it polls, and that line. Logs at WARNING, so its output stays short."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")}
+async def start_worker_process(
+    address: str, *options: str, checkout: Path = PROJECT_ROOT, env: dict[str, str] | None = None
+) -> tuple[asyncio.subprocess.Process, str]:
+    """The worker, once it says it polls, and that line. Logs at WARNING, so its output stays
+    short. `checkout`: the copy of the project it runs from; `env`: variables set for it."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TEMPORAL_")} | (env or {})
     env["TEMPORAL_ADDRESS"] = address
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -20,7 +24,7 @@ async def start_worker_process(address: str, *options: str) -> tuple[asyncio.sub
         *options,
         "--log-level",
         "warning",
-        cwd=PROJECT_ROOT,
+        cwd=checkout,
         env=env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -24,11 +24,12 @@ from contracts import (
 )
 from contracts.errors import ScriptError
 from contracts.script import Script, ScriptInvalid, parse_script
+from settings import project_path
 
 
 class ScriptedProvider:
     def __init__(self, script_path: str) -> None:
-        self._path = Path(script_path)
+        self._path = project_path(script_path)
 
     async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
         started = time.perf_counter()

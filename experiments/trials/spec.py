@@ -12,6 +12,7 @@ from experiments.harness import LabCluster
 from experiments.trials.fault_plan import FaultBook
 from lab.catalog import Task
 from lab.run_request import build_request
+from settings import in_project
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Lab:
 def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
     provider = lab.provider.model_copy(update={"seed": spec.seed})
     if provider.kind == "scripted":
-        provider = provider.model_copy(update={"script_path": str(spec.task.require_script())})
+        provider = provider.model_copy(update={"script_path": in_project(spec.task.require_script())})
     if spec.scenario.kind == FaultKind.MODEL_NOISE and spec.scenario.noise is not None:
         provider = provider.model_copy(update={"noise": spec.scenario.noise.model_copy(update={"seed": spec.seed})})
     runtime = "durable" if spec.runtime == "durable" else "baseline"
