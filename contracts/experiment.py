@@ -190,6 +190,11 @@ class TrialRecord(BaseModel):
     recovery_time_s: float | None = None
     faults_configured: list[str] = Field(default_factory=list)
     faults_fired: list[str] = Field(default_factory=list)
+    # The lab's invariants over a durable trial's ledger and history (lab/invariants): each
+    # violation as "rule: what (events)". None: not checked (a baseline trial, a record made
+    # before they were, or one the lab could not read: `invariants_unchecked` says why).
+    invariant_violations: list[str] | None = None
+    invariants_unchecked: str = ""
     # An infrastructure failure (the lab, not the agent): counted as a failure, shown apart.
     infrastructure_error: str | None = None
 

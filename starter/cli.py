@@ -1,6 +1,6 @@
 """`python -m starter`: run either runtime on a task, compare them in experiments, answer a
-run's approvals, read its ledger, check a policy, try the sandbox, and serve the Temporal Web UI
-or the operations service."""
+run's approvals, read its ledger, check its invariants, check a policy, try the sandbox, and
+serve the Temporal Web UI or the operations service."""
 
 from __future__ import annotations
 
@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="a readable trace of a run's ledger")
     replay.add_argument("run", help="run id (workflow id) or path to a ledger .jsonl")
 
+    invariants = commands.add_parser("check", help="check a run's invariants over its ledger and Temporal history")
+    invariants.add_argument("run", nargs="?", help="run id (workflow id) or path to a ledger .jsonl")
+    invariants.add_argument("--history", type=Path, help="the run's history file (`temporal workflow show -o json`)")
+    invariants.add_argument("--all", action="store_true", help="every run with a ledger under the data directory")
+
     experiment = commands.add_parser("experiment", help="run an experiment, or show its report")
     experiment_commands = experiment.add_subparsers(dest="experiment_command", required=True, parser_class=_Parser)
     run_experiment = experiment_commands.add_parser("run", help="every trial of a config, then a report")
@@ -173,6 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from starter.ledger_command import ledger_verify, replay
 
             return ledger_verify(args.run) if args.command == "ledger" else replay(args.run)
+        if args.command == "check":
+            from starter.check_command import check_command
+
+            return asyncio.run(check_command(args.run, args.history, every=args.all))
         if args.command == "ops-service":
             from starter.ops_service import service_db_path
             from starter.ops_service_command import DEFAULT_PORT, ops_service

@@ -14,6 +14,7 @@ from agent.postconditions import check
 from contracts import RunState
 from data_converter import DATA_CONVERTER
 from lab.catalog import Task
+from lab.invariants import RULES, check_run, fetch_generations, gather
 from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from worker import build_worker
@@ -74,3 +75,28 @@ async def test_a_long_run_continues_as_new_and_carries_its_state(
     assert report.ok
     commits = [e.step for e in read_events(ledger_path(request.run_id)) if e.type == "commit"]
     assert commits == [s.step for s in result.steps if s.outcome == "committed"]
+
+
+async def test_the_invariants_read_every_generation_as_one_run(
+    small_history_env: WorkflowEnvironment, task_queue: str, rename_task: Task
+) -> None:
+    """`starter check` fetches a run that continued as new generation by generation and reads
+    them as one story, every invariant holding; each generation alone (what one history file
+    holds) passes too: what it cannot see, such as a step closed in the next generation, it
+    does not judge."""
+    client = small_history_env.client
+    request = build_request(rename_task, "durable")
+    async with build_worker(client, task_queue):
+        handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        result = await run_result(handle)
+    generations = await fetch_generations(client, request.run_id)
+    assert generations is not None and len(generations) == result.generations >= 3
+
+    ledger = ledger_path(request.run_id)
+    whole = gather(request.run_id, ledger, generations)
+    assert whole.history is not None
+    assert [(s.step, s.outcome) for s in whole.history.steps] == [(s.step, "commit") for s in result.steps]
+    assert [outcome.status for outcome in check_run(whole).outcomes] == ["pass"] * len(RULES)
+    for number, generation in enumerate(generations, 1):
+        alone = check_run(gather(request.run_id, ledger, [generation]))
+        assert alone.clean, (number, [str(found) for found in alone.violations])

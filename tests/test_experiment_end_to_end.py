@@ -68,6 +68,11 @@ async def test_a_small_experiment(data_dir: Path, capsys: pytest.CaptureFixture[
     assert all(t.valid and t.faults_fired == ["tool_timeout"] for t in timed_out)
     assert all(t.success and t.duplicate_effects == 0 and t.tokens_wasted > 0 for t in timed_out)
 
+    # The lab's invariants held over every durable trial, the kill and the timeout included.
+    durable_trials = [t for t in trials.values() if t.runtime == "durable"]
+    assert all(t.invariant_violations == [] for t in durable_trials), [t.invariant_violations for t in durable_trials]
+    assert all(t.invariant_violations is None for t in trials.values() if t.runtime == "baseline")
+
     never = trials[("durable", "never")], trials[("baseline", "never")]
     assert all(not t.valid and "did not fire: kill" in t.invalid_reason for t in never)
 
@@ -77,3 +82,5 @@ async def test_a_small_experiment(data_dir: Path, capsys: pytest.CaptureFixture[
     assert "kill-after-effect" in summary and "Invalid trials: 2" in summary
     report = (directory / "report.md").read_text()
     assert "did not fire" in report
+    assert "4 durable trials checked over their ledger and Temporal history" in report
+    assert "No violation: every invariant held in every trial checked." in report

@@ -105,6 +105,7 @@ def test_report_md_has_every_section_and_embeds_the_plots(report_dir: Path) -> N
         "### Safety and cost per runtime and scenario",
         "### Per fault kind",
         "### Per task",
+        "### Invariants over the durable trials",
         "### Invalid trials",
         "### Infrastructure failures",
         "## Plots",
@@ -119,6 +120,27 @@ def test_report_md_has_every_section_and_embeds_the_plots(report_dir: Path) -> N
     assert "the kill at after_effect never fired" in report
     assert "dev server refused the connection" in report
     assert "Every figure in this report comes from `trials.jsonl`" in report
+
+
+def test_report_md_lists_the_invariant_violations_of_the_durable_trials(tmp_path: Path) -> None:
+    """Each violation a durable trial's check found, with its trial, and each trial not checked."""
+    trials = synthetic_trials()
+    durable = [trial.trial_id for trial in trials if trial.runtime == "durable"]
+    found = "commit-verified: step 2 committed write_file(...) though it failed (ledger seq 9; ledger seq 8)"
+    updates = {trial_id: {"invariant_violations": []} for trial_id in durable}
+    updates[durable[0]] = {"invariant_violations": [found]}
+    updates[durable[1]] = {"invariant_violations": None, "invariants_unchecked": "the server has no workflow x"}
+    trials = [trial.model_copy(update=updates.get(trial.trial_id, {})) for trial in trials]
+    write_report(tmp_path / "r", CONFIG, "synthetic-1", trials, STARTED, FINISHED)
+
+    report = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    section = report.split("### Invariants over the durable trials")[1].split("\n### ")[0]
+    assert f"{len(durable) - 1} durable trials checked over their ledger and Temporal history" in section
+    first = next(trial for trial in trials if trial.trial_id == durable[0])
+    assert f"| {first.trial_id} | {first.task_id} | {first.scenario} | {first.trial_index} | {found} |" in section
+    assert f"Not checked: `{durable[1]}`: the server has no workflow x" in section
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert results["results"]["invariants_checked"] == len(durable) - 1
 
 
 def test_report_md_shows_the_numbers_results_json_holds(report_dir: Path) -> None:

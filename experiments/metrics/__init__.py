@@ -18,6 +18,7 @@ field of `ExperimentResults`. The counting rules, in one place:
     counting.py    the success rule
     model_calls.py live and replayed calls, and a local server's timings of them, per runtime
     failures.py    what went wrong in failed trials, by kind, per runtime
+    invariants.py  the lab's invariants over the durable trials, listed apart (not in success)
 """
 
 from experiments.metrics.aggregate import summarize
@@ -31,6 +32,7 @@ from experiments.metrics.results import (
     FaultKindMetrics,
     InfrastructureFailure,
     InvalidTrial,
+    InvariantFinding,
     TaskMetrics,
 )
 
@@ -41,6 +43,7 @@ __all__ = [
     "FaultKindMetrics",
     "InfrastructureFailure",
     "InvalidTrial",
+    "InvariantFinding",
     "PassHat",
     "SuccessRate",
     "TaskMetrics",

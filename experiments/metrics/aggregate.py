@@ -11,6 +11,7 @@ from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
 from experiments.metrics.counting import counts_as_success
 from experiments.metrics.failures import failure_kinds
 from experiments.metrics.intervals import success_rate
+from experiments.metrics.invariants import invariant_findings
 from experiments.metrics.model_calls import model_call_metrics
 from experiments.metrics.pass_hat import pass_hat_curve
 from experiments.metrics.results import (
@@ -42,6 +43,7 @@ def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None)
         selected = [t for t in trials if t.runtime == runtime]
         expected = sum(_expected_trials(config, runtime, s) for s in scenarios) if config else None
         by_runtime.append(_arm(runtime, ALL_SCENARIOS, selected, expected, key=lambda t: f"{t.task_id}/{t.scenario}"))
+    checked, findings = invariant_findings(trials)
     return ExperimentResults(
         arms=arms,
         runtimes=by_runtime,
@@ -79,6 +81,8 @@ def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None)
         ],
         model_calls=model_call_metrics(trials, runtimes),
         failures=failure_kinds(trials, runtimes),
+        invariants_checked=checked,
+        invariant_findings=findings,
     )
 
 

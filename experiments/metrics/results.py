@@ -78,6 +78,17 @@ class InfrastructureFailure(BaseModel):
     error: str
 
 
+class InvariantFinding(BaseModel):
+    """A durable trial's invariant violation, or (`checked` False) why it could not be checked."""
+
+    trial_id: str
+    task_id: str
+    scenario: str
+    trial_index: int
+    checked: bool
+    finding: str
+
+
 class ExperimentResults(BaseModel):
     # Arms in scenario order, runtimes side by side within a scenario.
     arms: list[ArmMetrics]
@@ -90,6 +101,10 @@ class ExperimentResults(BaseModel):
     model_calls: list[ModelCallMetrics] = Field(default_factory=list)
     # What went wrong in the failed trials, per runtime.
     failures: list[FailureKinds] = Field(default_factory=list)
+    # The lab's invariants over the durable trials' ledgers and histories: how many trials were
+    # checked, and every violation found (0 and empty in results written before they were).
+    invariants_checked: int = 0
+    invariant_findings: list[InvariantFinding] = Field(default_factory=list)
 
     @property
     def max_k(self) -> int:

@@ -14,6 +14,7 @@ computed from `trials.jsonl` alone.
     markdown.py    `report.md`: method, configuration, tables, threats to validity
     summary.py     the main tables as plain text, which `experiment report` prints
     cells.py       how a figure is written in a table cell, the same in both
+    invariants.py  the section on the lab's invariants over the durable trials
 """
 
 from experiments.report.document import ResultsDocument, latest_report, read_results

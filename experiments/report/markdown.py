@@ -10,6 +10,7 @@ from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
+from experiments.report.invariants import invariants_section
 
 
 def markdown_report(document: ResultsDocument) -> str:
@@ -58,6 +59,8 @@ def markdown_report(document: ResultsDocument) -> str:
                 for t in results.tasks
             ],
         ),
+        "### Invariants over the durable trials",
+        invariants_section(results, _markdown_table),
         "### Invalid trials",
         _markdown_table(
             ["trial", "task", "scenario", "runtime", "index", "reason"],

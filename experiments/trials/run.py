@@ -14,6 +14,7 @@ from experiments.measure import behaviour, duplicate_effects, unsafe_actions_exe
 from experiments.trials.baseline_trial import run_baseline
 from experiments.trials.durable_trial import durable_recovery, run_durable
 from experiments.trials.fault_plan import faults_fired, plan_fault
+from experiments.trials.invariants import trial_invariants
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.spec import Lab, TrialSpec, request_for
 
@@ -67,6 +68,9 @@ async def _measure(
     fired, recovery = faults_fired(spec, lab, outcome, fault_index)
     if spec.runtime == "durable" and spec.scenario.kind == FaultKind.KILL:
         recovery = await durable_recovery(lab, result.run_id, fault_index)
+    violations, unchecked = None, ""
+    if spec.runtime == "durable" and lab.cluster.client is not None:
+        violations, unchecked = await trial_invariants(lab.cluster.client, result.run_id)
     configured = set(record.faults_configured)
     missing = sorted(configured - set(fired))
     return record.model_copy(
@@ -90,5 +94,7 @@ async def _measure(
             "behaviour": behaviour(result.steps),
             "recovery_time_s": recovery,
             "faults_fired": fired,
+            "invariant_violations": violations,
+            "invariants_unchecked": unchecked,
         }
     )

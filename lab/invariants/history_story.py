@@ -1,0 +1,291 @@
+"""A run's story as its Temporal history tells it: the workflow's input, what each activity was
+asked and returned, the local activities' markers, the approval updates and how the run ended.
+
+Which step an event belongs to: an activity's input names it when it has one (propose, execute,
+record-then-propose); a local activity's input is not in the history, so its step is read from
+the summary `workflows/calls.py` gives it ("step 3: verify ..."), else it is the step last
+proposed. Whether a step committed or rolled back is in the summary of the call that recorded
+it ("step 3: checkpoint and record" / "roll back and record"): that call's input is a local
+activity's, or held by reference.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from temporalio.api.common.v1 import Payloads
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
+
+from contracts import (
+    AppendLedgerResult,
+    CompileGoalResult,
+    DraftPlanResult,
+    ExecuteAndCheckInput,
+    ExecutedAndChecked,
+    ExecuteToolInput,
+    PostconditionResult,
+    ProposeActionInput,
+    ProposeActionResult,
+    RecordedThenProposed,
+    RecordThenProposeInput,
+    RunRequest,
+    RunResult,
+    ToolResult,
+    Verdict,
+    VerifiedRead,
+)
+from contracts.approval import ApprovalDecision
+from lab.invariants.payloads import UNREADABLE, decode, first
+from lab.invariants.story import Carried, Cite, LedgerMark, RunStory, StepStory
+
+_STEP = re.compile(r"^step (\d+):")
+_RECORD = re.compile(r"step (\d+): (checkpoint|roll back) and record")
+NOT_COMPLETED = "AgentRunNotCompleted"  # workflows/outcome.py: a run that failed its task
+
+
+def history_story(generations: Sequence[Sequence[HistoryEvent]]) -> RunStory:
+    """The generations of one run, first to last (one, unless it continued as new)."""
+    story = RunStory(source="history")
+    for number, events in enumerate(generations, 1):
+        _Generation(story, number).read(events)
+    return story
+
+
+class _Generation:
+    def __init__(self, story: RunStory, number: int) -> None:
+        self.story = story
+        self.number = number
+        self.scheduled: dict[int, tuple[str, int | None]] = {}  # event id -> (activity, step)
+        self.current: int | None = None  # the step last proposed
+        self.handlers: dict[int, Callable[[HistoryEvent, Cite], None]] = {
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: self._started,
+            EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: self._scheduled,
+            EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: self._completed,
+            EventType.EVENT_TYPE_MARKER_RECORDED: self._marker,
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED: self._decided,
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED: self._returned,
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED: self._failed,
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW: self._continued,
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED: self._ended_by("TERMINATED"),
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED: self._ended_by("CANCELED"),
+            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT: self._ended_by("TIMED_OUT"),
+        }
+
+    def read(self, events: Sequence[HistoryEvent]) -> None:
+        for event in events:
+            handler = self.handlers.get(event.event_type)
+            if handler is None:
+                continue
+            at = self.story.cite(event.event_id, self.number)
+            try:
+                handler(event, at)
+            except UNREADABLE as error:
+                self.story.unreadable.append(f"{at}: {error}")
+                if (step := self._step_of(event)) is not None:
+                    self.story.step(step).unread = True
+
+    def _step_of(self, event: HistoryEvent) -> int | None:
+        """The step an event belongs to, as far as it can be told without reading its payloads."""
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+            scheduled = event.activity_task_completed_event_attributes.scheduled_event_id
+            return self.scheduled.get(scheduled, ("", None))[1]
+        if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
+            return _summary_step(event) or self.current
+        return _summary_step(event)
+
+    def _step(self, number: int) -> StepStory:
+        self.current = max(number, self.current or 0)
+        return self.story.step(number)
+
+    # --- the run -------------------------------------------------------------------------------
+
+    def _started(self, event: HistoryEvent, at: Cite) -> None:
+        request = first(event.workflow_execution_started_event_attributes.input, RunRequest)
+        if request is None or self.number > 1:
+            return  # a later generation goes on with the story the first one began
+        story = self.story
+        story.run_id, story.budget = request.run_id, request.budget
+        if (resumed := request.resume) is not None:
+            story.tasks = resumed.plan.tasks if resumed.plan else []
+            story.carried = Carried(
+                usage=resumed.usage,
+                steps=resumed.step,
+                task_id=resumed.task_id,
+                task_steps=len(resumed.turns),
+                task_usage=resumed.task_usage,
+            )
+
+    def _returned(self, event: HistoryEvent, at: Cite) -> None:
+        # Runs from before NOT_COMPLETED_FAILS (workflows/patches.py) returned whatever their
+        # outcome; the result says which. Ended first: if the result cannot be read, the run
+        # still ended, its outcome unknown.
+        self._end(None, at)
+        result = first(event.workflow_execution_completed_event_attributes.result, RunResult)
+        self._end(result.outcome.value if result else None, at)
+
+    def _failed(self, event: HistoryEvent, at: Cite) -> None:
+        info = event.workflow_execution_failed_event_attributes.failure.application_failure_info
+        if info.type != NOT_COMPLETED:
+            # The workflow's own failure (a bug, a non-determinism), not a run's outcome.
+            self._end("WORKFLOW_FAILED", at)
+            return
+        self._end(None, at)  # a run that failed its task; which outcome is in the details
+        result = first(info.details, RunResult)
+        self._end(result.outcome.value if result else None, at)
+
+    def _continued(self, event: HistoryEvent, at: Cite) -> None:
+        self.story.outcome, self.story.outcome_at, self.story.ended = None, None, False
+
+    def _ended_by(self, how: str) -> Callable[[HistoryEvent, Cite], None]:
+        return lambda event, at: self._end(how, at)
+
+    def _end(self, outcome: str | None, at: Cite) -> None:
+        self.story.outcome, self.story.outcome_at, self.story.ended = outcome, at, True
+
+    # --- activities ----------------------------------------------------------------------------
+
+    def _scheduled(self, event: HistoryEvent, at: Cite) -> None:
+        attributes = event.activity_task_scheduled_event_attributes
+        name, step = attributes.activity_type.name, _summary_step(event)
+        self.scheduled[event.event_id] = (name, step)  # before its input is read, which may fail
+        if name == "propose_action":
+            asked = first(attributes.input, ProposeActionInput)
+            step = asked.step if asked else None
+            self._proposed(step, asked.task.id if asked and asked.task else None, at)
+        elif name == "record_then_propose":
+            step = self._record_then_propose(event, at)
+        elif name in ("execute_tool", "execute_and_check"):
+            execution = self._execution(name, attributes.input)
+            step = execution.step if execution else None
+            if execution is not None:
+                told = self._step(execution.step)
+                told.ran, told.result_at = execution.proposal, at
+        # With the step its input named; a check's is its summary's ("check the goal's
+        # acceptance", which is no step's, names none).
+        self.scheduled[event.event_id] = (name, step)
+
+    def _record_then_propose(self, event: HistoryEvent, at: Cite) -> int | None:
+        """The last step's record (its outcome, cited here) and the next step's proposal."""
+        try:
+            asked = first(event.activity_task_scheduled_event_attributes.input, RecordThenProposeInput)
+        except UNREADABLE:
+            asked = None  # held by reference and not in this store: the summary says enough
+        if asked is not None:
+            if asked.record is not None and asked.record.action != "none":
+                self._recorded(asked.record.step, asked.record.action, at)
+            task = asked.propose.task.id if asked.propose.task else None
+            self._proposed(asked.propose.step, task, at)
+            return asked.propose.step
+        self._record_from_summary(event, at)
+        step = _summary_step(event)
+        self._proposed(step, None, at)
+        return step
+
+    def _proposed(self, step: int | None, task_id: str | None, at: Cite) -> None:
+        if step is not None:
+            told = self._step(step)
+            told.task_id, told.proposal_at = task_id or told.task_id, at
+
+    def _execution(self, name: str, payloads: Payloads) -> ExecuteToolInput | None:
+        if name == "execute_tool":
+            return first(payloads, ExecuteToolInput)
+        both = first(payloads, ExecuteAndCheckInput)
+        return both.execution if both else None
+
+    def _completed(self, event: HistoryEvent, at: Cite) -> None:
+        attributes = event.activity_task_completed_event_attributes
+        name, step = self.scheduled.get(attributes.scheduled_event_id, ("", None))
+        result = attributes.result
+        if name == "compile_goal" and (compiled := first(result, CompileGoalResult)) is not None:
+            self.story.carried.usage += compiled.usage + compiled.failed_attempts
+        elif name in ("plan", "draft_plan") and (planned := first(result, DraftPlanResult)) is not None:
+            self.story.carried.usage += planned.usage + planned.failed_attempts
+            self.story.tasks = planned.plan.topological_order()
+        if step is None:
+            return
+        told = self._step(step)
+        if name in ("propose_action", "record_then_propose"):
+            proposed = _proposed(name, result)
+            if proposed is not None:
+                told.proposal, told.usage = proposed.proposal, proposed.usage + proposed.failed_attempts
+        elif name == "execute_tool":
+            told.result = first(result, ToolResult)
+        elif name == "execute_and_check":
+            both = first(result, ExecutedAndChecked)
+            if both is not None:
+                told.result = both.result
+                if both.check is not None:
+                    told.check_passed, told.check_at = both.check.passed, at
+        elif name == "check_postconditions" and (check := first(result, PostconditionResult)) is not None:
+            told.check_passed, told.check_at = check.passed, at
+
+    # --- local activities and updates ----------------------------------------------------------
+
+    def _marker(self, event: HistoryEvent, at: Cite) -> None:
+        attributes = event.marker_recorded_event_attributes
+        if attributes.marker_name != "core_local_activity" or "result" not in attributes.details:
+            return  # a patch marker, or a local activity that failed
+        details = decode(attributes.details["data"].payloads[0])
+        name = details.get("activity_type") if isinstance(details, dict) else None
+        result = attributes.details["result"]
+        if name == "append_ledger":
+            if (appended := first(result, AppendLedgerResult)) is not None:
+                self.story.ledger_marks.append(LedgerMark(seq=appended.last_seq, hash=appended.last_hash, at=at))
+            return
+        if name == "record_step":
+            self._record_from_summary(event, at)
+            return
+        step = _summary_step(event) or self.current
+        if step is None:
+            return
+        told = self._step(step)
+        if name == "verify_proposal":
+            told.verdict, told.verdict_at = first(result, Verdict), at
+        elif name == "verify_and_read" and (verified := first(result, VerifiedRead)) is not None:
+            told.verdict, told.verdict_at = verified.verdict, at
+            if verified.result is not None:
+                told.ran, told.result, told.result_at = told.proposal, verified.result, at
+        elif name == "execute_read_only_tool" and (read := first(result, ToolResult)) is not None:
+            told.ran, told.result, told.result_at = told.proposal, read, at
+
+    def _decided(self, event: HistoryEvent, at: Cite) -> None:
+        outcome = event.workflow_execution_update_completed_event_attributes.outcome
+        if not outcome.HasField("success"):
+            return  # a refused update changed nothing
+        decision = first(outcome.success, ApprovalDecision)
+        if decision is not None:
+            told = self._step(decision.step)
+            told.approval, told.approval_at = decision, at
+
+    def _record_from_summary(self, event: HistoryEvent, at: Cite) -> None:
+        if (found := _RECORD.search(_summary(event))) is not None:
+            self._recorded(int(found.group(1)), "commit" if found.group(2) == "checkpoint" else "rollback", at)
+
+    def _recorded(self, step: int, action: str, at: Cite) -> None:
+        if step <= self.story.carried.steps:
+            # The last step of a generation this history does not hold (its record waited, and
+            # went on with the state): its other facts are there, so it is not judged here.
+            return
+        told = self.story.step(step)
+        told.outcome, told.outcome_at = ("commit" if action == "commit" else "rollback"), at
+
+
+def _proposed(name: str, result: Payloads) -> ProposeActionResult | None:
+    if name == "propose_action":
+        return first(result, ProposeActionResult)
+    both = first(result, RecordedThenProposed)
+    return both.proposed if both else None
+
+
+def _summary(event: HistoryEvent) -> str:
+    if not event.HasField("user_metadata") or not event.user_metadata.HasField("summary"):
+        return ""
+    text = decode(event.user_metadata.summary)
+    return text if isinstance(text, str) else ""
+
+
+def _summary_step(event: HistoryEvent) -> int | None:
+    found = _STEP.match(_summary(event))
+    return int(found.group(1)) if found else None

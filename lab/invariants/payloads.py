@@ -1,0 +1,65 @@
+"""The values a history's payloads hold, read without a worker: JSON inline, or a reference to
+the artifact store (`data_converter.py` keeps payloads of 2 KB or more there).
+
+A payload that cannot be read raises one of UNREADABLE: ArtifactMissing when its artifact is not
+in this machine's store, ValueError when it is not what it should be. The caller leaves that
+fact out and says so, rather than guessing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TypeVar
+
+from google.protobuf.message import DecodeError
+from pydantic import BaseModel, JsonValue, ValidationError
+from temporalio.api.common.v1 import Payload, Payloads
+
+from agent import artifacts
+from contracts.errors import ArtifactMissing
+
+Model = TypeVar("Model", bound=BaseModel)
+
+UNREADABLE = (ValueError, ArtifactMissing)
+_REFERENCE = b"temporal.api.sdk.v1.ExternalStorageReference"
+_JSON = (b"json/plain", b"json/protobuf")
+
+
+def decode(payload: Payload) -> JsonValue:
+    if payload.metadata.get("messageType") == _REFERENCE:
+        return decode(_stored(payload))
+    encoding = payload.metadata.get("encoding", b"")
+    if encoding == b"binary/null":
+        return None
+    if encoding not in _JSON:
+        raise ValueError(f"a payload encoded as {encoding.decode(errors='replace')!r}")
+    try:
+        value: JsonValue = json.loads(payload.data)
+    except ValueError:
+        raise ValueError("a payload that is not JSON") from None
+    return value
+
+
+def first(payloads: Payloads, model: type[Model]) -> Model | None:
+    """The first payload as `model`; None when there is none."""
+    if not payloads.payloads:
+        return None
+    value = decode(payloads.payloads[0])
+    try:
+        return model.model_validate(value)
+    except ValidationError:
+        raise ValueError(f"a payload that is not a {model.__name__}") from None
+
+
+def _stored(reference: Payload) -> Payload:
+    """The payload a reference names, from the artifact store (ArtifactMissing when it is not there)."""
+    try:
+        sha256 = json.loads(reference.data)["claimData"]["sha256"]
+    except (ValueError, KeyError, TypeError):
+        raise ValueError("a reference to the artifact store that names no artifact") from None
+    stored = Payload()
+    try:
+        stored.ParseFromString(artifacts.get_bytes(sha256))
+    except DecodeError:
+        raise ValueError(f"artifact {sha256[:16]}... is not a payload") from None
+    return stored
