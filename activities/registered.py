@@ -7,7 +7,7 @@ from activities.model_calls import compile_goal, draft_plan, plan, propose_actio
 from activities.postconditions import check_postconditions
 from activities.step_records import record_step
 from activities.verification import verify_proposal
-from activities.workspace import prepare_workspace
+from activities.workspace import prepare_fork, prepare_workspace
 
 ALL_ACTIVITIES = [
     prepare_workspace,
@@ -24,6 +24,7 @@ ALL_ACTIVITIES = [
     verify_and_read,
     execute_and_check,
     record_then_propose,
+    prepare_fork,
 ]
 
 __all__ = ["ALL_ACTIVITIES"]

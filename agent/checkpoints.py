@@ -115,6 +115,20 @@ def rollback(workspace: Path, checkpoint_id: str) -> None:
     _give_back(workspace)
 
 
+def fork(source: Path, target: Path, checkpoint_id: str) -> None:
+    """`target` as `source` was at its checkpoint: source's repository copied to be target's
+    (every checkpoint of the parent stays reachable), the checkpoint checked out in target.
+    Idempotent: a target that has its repository already is only rolled back again."""
+    if not repository(source).is_dir():
+        raise CheckpointError(f"{source} has no checkpoints left ({repository(source)} is gone)")
+    if not repository(target).exists():
+        scratch = repository(target).with_name(repository(target).name + ".partial")
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.copytree(repository(source), scratch, symlinks=True)
+        scratch.rename(repository(target))
+    rollback(target, checkpoint_id)
+
+
 def history(workspace: Path) -> list[tuple[str, str]]:
     """The checkpoints, newest first: (commit id, subject)."""
     lines = _git(workspace).log("--format=%H %s").splitlines()

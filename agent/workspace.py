@@ -11,10 +11,11 @@ import uuid
 from pathlib import Path
 
 from agent import checkpoints, ops_world
+from agent.conversation import store_turn
 from agent.sandbox import sandbox_report
 from agent.sandbox.identity import workspace_owner
 from agent.tools.files import workspace_files
-from contracts import PrepareWorkspaceInput, PrepareWorkspaceResult
+from contracts import PrepareForkInput, PrepareForkResult, PrepareWorkspaceInput, PrepareWorkspaceResult
 from contracts.errors import WorkspaceError
 from settings import data_dir, project_path
 
@@ -42,6 +43,27 @@ async def prepare_workspace(request: PrepareWorkspaceInput) -> PrepareWorkspaceR
     sandbox = await asyncio.to_thread(sandbox_report)
     files = await asyncio.to_thread(workspace_files, path)
     return PrepareWorkspaceResult(path=str(path), checkpoint=first, sandbox=sandbox, files=files)
+
+
+async def prepare_fork(request: PrepareForkInput) -> PrepareForkResult:
+    """A forked run's workspace, as its parent's was at the checkpoint it forks from, and its
+    task's turns so far as the conversation its next proposal refers to. Raises
+    CheckpointError where the parent's checkpoints are gone."""
+    path = workspace_path(request.world_id)
+    await asyncio.to_thread(_make_owned_directory, path)
+    await asyncio.to_thread(checkpoints.fork, project_path(request.parent_workspace), path, request.checkpoint)
+    conversation = None
+    for turn in request.turns:
+        conversation = await asyncio.to_thread(store_turn, conversation, turn)
+    sandbox = await asyncio.to_thread(sandbox_report)
+    return PrepareForkResult(path=str(path), checkpoint=request.checkpoint, sandbox=sandbox, conversation=conversation)
+
+
+def _make_owned_directory(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        # As _prepare: a root worker's sandbox runs commands as the workspace's own user.
+        os.chown(path, *workspace_owner(path.name))
 
 
 def _prepare(fixture: Path, target: Path) -> Path:

@@ -28,6 +28,8 @@ from contracts.envelopes import (
     ExecuteAndCheckInput,
     ExecutedAndChecked,
     ExecuteToolInput,
+    PrepareForkInput,
+    PrepareForkResult,
     PrepareWorkspaceInput,
     PrepareWorkspaceResult,
     ProposeActionInput,
@@ -64,7 +66,7 @@ from contracts.postconditions import (
 )
 from contracts.provider import NoiseConfig, Price, ProviderConfig, Turn
 from contracts.queues import TASK_QUEUE
-from contracts.run import RunRequest, RunResult, RunSnapshot, Runtime, StepRecord
+from contracts.run import ForkOrigin, RunRequest, RunResult, RunSnapshot, Runtime, StepRecord
 from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.sandbox import SandboxReport
 from contracts.script import Script, ScriptedTask, parse_script
@@ -99,6 +101,7 @@ __all__ = [
     "FaultScenario",
     "FileContains",
     "FileNotContains",
+    "ForkOrigin",
     "GoalInterpretation",
     "GoalSpec",
     "LedgerEntry",
@@ -112,6 +115,8 @@ __all__ = [
     "Postcondition",
     "PostconditionOutcome",
     "PostconditionResult",
+    "PrepareForkInput",
+    "PrepareForkResult",
     "PrepareWorkspaceInput",
     "PrepareWorkspaceResult",
     "Price",

@@ -37,6 +37,25 @@ class PrepareWorkspaceResult(BaseModel):
     files: list[str] = Field(default_factory=list)
 
 
+class PrepareForkInput(BaseModel):
+    """A forked run's workspace: the parent's checkpoint repository copied, the checkpoint
+    checked out in the fork's own workspace; and its task's turns so far, stored as the
+    conversation the next proposal refers to."""
+
+    world_id: str
+    parent_workspace: str
+    checkpoint: str
+    turns: list[Turn] = Field(default_factory=list)
+
+
+class PrepareForkResult(BaseModel):
+    path: str
+    checkpoint: str
+    sandbox: SandboxReport | None = None
+    # The reference of the turns' conversation (agent.conversation); None without turns.
+    conversation: str | None = None
+
+
 class CompileGoalInput(BaseModel):
     provider: ProviderConfig
     goal: str

@@ -21,6 +21,8 @@ def check_run_id(run_id: str) -> None:
 
 EventType = Literal[
     "run_started",
+    # A forked run's first event: its parent, the step it forked after, the checkpoint.
+    "forked",
     "goal_compiled",
     "plan_drafted",
     "proposal",

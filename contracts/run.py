@@ -89,6 +89,17 @@ class RunSnapshot(BaseModel):
     pending_record: RecordStepInput | None = None
 
 
+class ForkOrigin(BaseModel):
+    """Where a forked run comes from: its parent's steps 1..from_step are its own (taken from
+    the parent's record, never run again), and its workspace starts as the parent's was at
+    `checkpoint`, the parent's checkpoint after step `from_step`."""
+
+    parent_run_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    from_step: int = Field(ge=0)
+    parent_workspace: str
+    checkpoint: str = Field(pattern=r"^[0-9a-f]{40}$")
+
+
 class RunRequest(BaseModel):
     # Also the workflow id and the ledger's file name: no path separators.
     run_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -111,7 +122,9 @@ class RunRequest(BaseModel):
     # Set by the starter when the server has the lab's search attributes registered.
     search_attributes: bool = False
     # Set by the workflow itself when it continues as new: where the last generation stopped.
+    # Set by `starter fork` too, with `fork`: the parent's state after the fork's step.
     resume: RunSnapshot | None = None
+    fork: ForkOrigin | None = None
 
     @property
     def world_id(self) -> str:

@@ -1,6 +1,7 @@
-"""`python -m starter`: run either runtime on a task, compare them in experiments, answer a
-run's approvals, read its ledger, check its invariants, check a policy, try the sandbox, and
-serve the Temporal Web UI or the operations service."""
+"""`python -m starter`: run either runtime on a task, fork a durable run from a step and diff
+two runs, compare them in experiments, answer a run's approvals, read its ledger, check its
+invariants, check a policy, try the sandbox, and serve the Temporal Web UI or the operations
+service."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import NoReturn
 import settings
 from agent.sandbox.selection import BACKENDS
 from contracts import PolicyProfile
-from contracts.errors import BadInput, InfrastructureError
+from contracts.errors import BadInput, InfrastructureError, StarterError
 from lab.catalog import list_tasks, load_task
 
 # Each command imports what it runs when it runs: Temporal's client, the activities and
@@ -74,6 +75,25 @@ def build_parser() -> argparse.ArgumentParser:
         type=_identifier,
         help="act on this trial's world (workspace, service tenant): a rerun after a crash, as a user would",
     )
+
+    fork = commands.add_parser(
+        "fork", help="a new durable run: RUN up to step K, then live (another provider or script)"
+    )
+    fork.add_argument("run", type=_identifier, help="the durable run (workflow id) to fork")
+    fork.add_argument(
+        "--from-step", type=_non_negative_int, required=True, help="the last step taken from RUN's record"
+    )
+    fork.add_argument("--provider", choices=["scripted", "openai", "local"], help="from step K+1 (default: RUN's)")
+    fork.add_argument("--model", help="as for `run`")
+    fork.add_argument("--base-url", help="as for `run`")
+    fork.add_argument("--api-key", help="as for `run`")
+    fork.add_argument("--seed", type=int, default=0, help="the model's sampling seed (default 0)")
+    fork.add_argument("--script", type=Path, help="scripted: this script instead of the task's")
+    fork.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
+
+    diff = commands.add_parser("diff", help="where two runs diverge (a fork and its parent, say), and how each ended")
+    diff.add_argument("run_a", type=_identifier, help="a run id")
+    diff.add_argument("run_b", type=_identifier, help="another run of the same task")
 
     commands.add_parser("tasks", help="list the benchmark tasks, one per line, id first")
 
@@ -193,6 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(
                 serve(args.port or settings.dev_server_port(), args.ui_port or settings.dev_server_ui_port())
             )
+        if args.command == "diff":
+            from starter.diff_command import diff_command
+
+            return diff_command(args.run_a, args.run_b)
+        if args.command == "fork":
+            return asyncio.run(_fork(args))
         return asyncio.run(_run(args))
     except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
@@ -250,6 +276,20 @@ async def _run(args: argparse.Namespace) -> int:
     )
 
 
+async def _fork(args: argparse.Namespace) -> int:
+    from lab.providers import ProviderChoice
+    from starter.fork_command import fork_command
+
+    if args.script is not None and not args.script.is_file():
+        raise StarterError(f"--script {args.script}: no such file")
+    if args.script is not None and args.provider not in (None, "scripted"):
+        raise StarterError("--script goes with the scripted provider")
+    choice = None
+    if args.provider is not None and args.script is None:
+        choice = ProviderChoice.resolve(args.provider, args.model, args.base_url, args.api_key, args.seed)
+    return await fork_command(args.run, args.from_step, choice, args.script, keep_server=args.keep_server)
+
+
 def _version() -> str:
     """This checkout's version (pyproject.toml) and the Temporal SDK's, read without importing it."""
     with (settings.PROJECT_ROOT / "pyproject.toml").open("rb") as file:
@@ -261,6 +301,12 @@ def _version() -> str:
 def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
+    return int(text)
+
+
+def _non_negative_int(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"not a step number (0 or more): {text!r}")
     return int(text)
 
 

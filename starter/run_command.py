@@ -50,7 +50,7 @@ async def run_task(
             # The baseline's own failure before its loop (its workspace, its world): one line.
             raise StarterError(f"{type(error).__name__}: {error}") from None
         # Both runtimes are judged the same way: the task's postconditions on the real end state.
-        judged, where = await _judge(result, task, request)
+        judged, where = await judge(result, task, request)
         # A crashed model server fails every call after it: say so, not only the calls' errors.
         gone = stopped_server(provider.base_url)
     printer.finished(result, judged)
@@ -66,7 +66,7 @@ async def run_task(
     return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
 
 
-async def _judge(result: RunResult, task: Task, request: RunRequest) -> tuple[PostconditionResult, str]:
+async def judge(result: RunResult, task: Task, request: RunRequest) -> tuple[PostconditionResult, str]:
     """The task's postconditions on the run's end state, and where they were checked when not
     here. A durable run whose workers keep their workspaces elsewhere (another machine, a
     container: `--no-worker`) is judged by the check its workflow made on a worker at its end:

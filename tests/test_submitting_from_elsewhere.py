@@ -21,7 +21,7 @@ from contracts.postconditions import PostconditionOutcome
 from lab.catalog import load_task
 from lab.run_request import build_request
 from settings import PROJECT_ROOT, in_project, project_path
-from starter.run_command import _judge
+from starter.run_command import judge
 from tests.worker_process import start_worker_process
 
 _NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "data", ".*_cache", "__pycache__")
@@ -87,25 +87,25 @@ def _result(workspace: Path, acceptance: PostconditionResult | None) -> RunResul
     )
 
 
-async def test_a_workspace_out_of_sight_is_judged_by_the_run_s_own_end_check(tmp_path: Path) -> None:
+async def test_a_workspace_out_of_sight_isjudged_by_the_run_s_own_end_check(tmp_path: Path) -> None:
     task = load_task("bugfix-median")
     request = build_request(task, "durable")
     elsewhere = tmp_path / "on-another-machine"
     held = PostconditionResult(outcomes=[PostconditionOutcome(description="tests pass", passed=True)])
-    judged, where = await _judge(_result(elsewhere, held), task, request)
+    judged, where = await judge(_result(elsewhere, held), task, request)
     assert judged == held and where == f"(judged on a worker: the workspace {elsewhere} is on the workers' file system)"
 
-    judged, where = await _judge(_result(elsewhere, None), task, request)
+    judged, where = await judge(_result(elsewhere, None), task, request)
     assert not judged.passed and len(judged.outcomes) == len(task.spec.postconditions)
     assert all(outcome.detail.startswith("not checked") for outcome in judged.outcomes)
     assert where.startswith("(not judged:")
 
 
-async def test_a_workspace_in_sight_is_judged_here_whatever_the_run_says(tmp_path: Path) -> None:
+async def test_a_workspace_in_sight_isjudged_here_whatever_the_run_says(tmp_path: Path) -> None:
     """The run's own check is a fallback, never preferred: here the fixture itself, unfixed, is
     judged, and fails, though the result claims every postcondition held."""
     task = load_task("bugfix-median")
     request = build_request(task, "durable")
     claimed = PostconditionResult(outcomes=[PostconditionOutcome(description="tests pass", passed=True)])
-    judged, where = await _judge(_result(task.fixture_dir, claimed), task, request)
+    judged, where = await judge(_result(task.fixture_dir, claimed), task, request)
     assert where == "" and not judged.passed

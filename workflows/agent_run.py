@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows import activity_options as options
     from workflows import calls, visibility
     from workflows.approval_wait import awaited
+    from workflows.fork_start import start_fork
     from workflows.outcome import not_completed
     from workflows.patches import DRAFT_PLAN_ACTIVITY, NOT_COMPLETED_FAILS
     from workflows.run import Run
@@ -113,6 +114,8 @@ class AgentRunWorkflow:
         acceptance: PostconditionResult | None = None
         reason = ""
         try:
+            if request.fork is not None and not snapshot.workspace:
+                await start_fork(run)
             first = snapshot.task_index if request.resume is not None else 0
             if request.resume is None:
                 await _start(run)

@@ -1,0 +1,172 @@
+"""Forking a recorded durable run after its step K: the request of a new run that starts with
+the parent's state after step K and goes on live from step K+1 (workflows/fork_start.py).
+
+What the fork takes from the parent, and from where:
+- its request (task, goal, budget, policy), from the parent's workflow history;
+- its state after step K, from its final state (the `progress` query) cut at K: the steps,
+  the plan and its position in it, the task's turns so far, the calls already run (the
+  repeated-action check), the approvals given, the usage of steps 1..K;
+- the checkpoint its workspace starts from, from the parent's ledger (the commit or rollback
+  that closed step K; the fork's own `forked` event for a fork of a fork).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable
+
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
+
+from agent import ops_world
+from agent.ledger import ledger_path, read_events
+from contracts import ForkOrigin, ProviderConfig, RunRequest, RunSnapshot, RunState, StepRecord, Turn, Usage
+from contracts.errors import LedgerCorrupt, StarterError
+from settings import project_path
+from workflows import AgentRunWorkflow
+
+_HOLD = re.compile(r"^(\d+)/(\d+) postconditions hold")
+
+
+async def fork_request(client: Client, parent_id: str, from_step: int, provider: ProviderConfig | None) -> RunRequest:
+    """The forked run's request. Raises StarterError (one line) for a run that does not exist,
+    is still going, was not durable, has no step `from_step`, or whose checkpoints are gone.
+    Needs a worker polling the task queue: the parent's final state is a query."""
+    handle = client.get_workflow_handle(parent_id)
+    try:
+        described = await handle.describe()
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            raise StarterError(f"no run {parent_id!r} on this Temporal server") from None
+        raise
+    if described.workflow_type != "AgentRunWorkflow":
+        raise StarterError(f"{parent_id!r} is a {described.workflow_type} workflow, not an agent run")
+    if described.status == WorkflowExecutionStatus.RUNNING:
+        raise StarterError(f"run {parent_id!r} is still going: fork it once it has ended")
+    parent = await _request_of(client, parent_id)
+    final = await handle.query(AgentRunWorkflow.progress)
+    if not 0 <= from_step <= len(final.steps):
+        raise StarterError(
+            f"run {parent_id!r} has steps 1..{len(final.steps)}: there is no step {from_step} to fork after"
+        )
+    if ops_world.seed_file(project_path(parent.fixture_dir)) is not None:
+        raise StarterError(
+            f"run {parent_id!r} acted on the operations service ({parent.task_id}): a fork would need that world "
+            "as it was after its step, and the service keeps no snapshots of a world; fork coding tasks only"
+        )
+    checkpoint = checkpoint_after(parent_id, from_step)
+    origin = ForkOrigin(
+        parent_run_id=parent_id, from_step=from_step, parent_workspace=final.workspace, checkpoint=checkpoint
+    )
+    return parent.model_copy(
+        update={
+            "run_id": f"{parent_id}-k{from_step}-{uuid.uuid4().hex[:6]}",
+            "trial_id": None,
+            "provider": provider or parent.provider,
+            "resume": snapshot_after(final, from_step, _steps_of_task_end(final, from_step)),
+            "fork": origin,
+            "search_attributes": False,
+        }
+    )
+
+
+async def _request_of(client: Client, run_id: str) -> RunRequest:
+    async for event in client.get_workflow_handle(run_id).fetch_history_events():
+        payloads = event.workflow_execution_started_event_attributes.input.payloads
+        [request] = await client.data_converter.decode(payloads, [RunRequest])
+        return request
+    raise StarterError(f"run {run_id!r} has no history")
+
+
+def checkpoint_after(run_id: str, step: int) -> str:
+    """The run's checkpoint once step `step` was closed, from its ledger."""
+    try:
+        events = read_events(ledger_path(run_id))
+    except (OSError, LedgerCorrupt) as error:
+        raise StarterError(f"run {run_id!r}'s ledger cannot be read ({error}): its checkpoints are not known") from None
+    found: str | None = None
+    for event in events:
+        at = event.payload.get("checkpoint")
+        if not isinstance(at, str):
+            continue
+        if event.type in ("run_started", "forked") or (
+            event.type in ("commit", "rollback") and event.step is not None and event.step <= step
+        ):
+            found = at
+        if event.type == "forked" and isinstance(parent := event.payload.get("parent"), str):
+            from_step = event.payload.get("from_step")
+            if isinstance(from_step, int) and step < from_step:
+                return checkpoint_after(parent, step)
+    if found is None:
+        raise StarterError(f"run {run_id!r}'s ledger names no checkpoint at or before step {step}")
+    return found
+
+
+def _steps_of_task_end(final: RunSnapshot, k: int) -> bool:
+    """Whether step k ended its task: the parent's next step is another task's, or, for its
+    last step, it was committed with every postcondition holding."""
+    if k == 0:
+        return False
+    step = final.steps[k - 1]
+    if k < len(final.steps):
+        return final.steps[k].task_id != step.task_id
+    held = _HOLD.match(step.postconditions)
+    checked = (held is not None and held[1] == held[2]) or step.postconditions == "no postconditions"
+    return step.outcome == "committed" and checked
+
+
+def snapshot_after(final: RunSnapshot, k: int, task_ended: bool) -> RunSnapshot:
+    """The parent's state as it was once step k was closed (between two steps), from its final
+    state: what the workflow carries into the fork (`RunRequest.resume`)."""
+    steps = final.steps[:k]
+    tasks = final.plan.tasks if final.plan else []
+    ids = [task.id for task in tasks]
+    if k == 0:
+        index, state = 0, RunState.PLANNING
+    else:
+        last = steps[-1]
+        index = ids.index(last.task_id) + (1 if task_ended else 0)
+        state = RunState.COMMITTED if last.outcome == "committed" else RunState.REJECTED
+    task_id = ids[index] if index < len(ids) else None
+    in_task = [] if task_ended or k == 0 else [step for step in steps if step.task_id == task_id]
+    return RunSnapshot(
+        state=state,
+        step=k,
+        task_id=task_id,
+        task_index=index,
+        sandbox=final.sandbox,
+        goal_spec=final.goal_spec,
+        plan=final.plan,
+        steps=steps,
+        turns=_turns(final, in_task),
+        usage=_sum(step.usage for step in steps),
+        task_usage=_sum(step.usage for step in in_task),
+        wasted=_sum(step.usage for step in steps if step.outcome == "rejected"),
+        approvals=[approval for approval in final.approvals if approval.step <= k],
+        executed=[call for call in final.executed if call.step <= k],
+        workspace_files=final.workspace_files,
+    )
+
+
+def _turns(final: RunSnapshot, steps: list[StepRecord]) -> list[Turn]:
+    """The model's turns for `steps`: the parent's own where it still holds them (its last
+    task's), else rebuilt from the step records (what was said of a committed step is then
+    its result and check, not the parent's exact words)."""
+    kept = {turn.step: turn for turn in final.turns}
+    return [kept.get(step.step) or _turn(step) for step in steps]
+
+
+def _turn(step: StepRecord) -> Turn:
+    said = step.reason or "; ".join(filter(None, [step.result, step.postconditions])) or step.outcome
+    return Turn(step=step.step, proposal=step.proposal, outcome=step.outcome, feedback=said)
+
+
+def _sum(usages: Iterable[Usage]) -> Usage:
+    total = Usage()
+    for usage in usages:
+        total += usage
+    return total
+
+
+__all__ = ["checkpoint_after", "fork_request", "snapshot_after"]

@@ -1,0 +1,53 @@
+"""`python -m starter fork RUN --from-step K`: a new durable run that is RUN up to its step K
+(carried over, never run again) and live after it, with RUN's provider or another."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from contracts import ProviderConfig
+from lab.catalog import load_task
+from lab.fork import fork_request
+from lab.providers import ProviderChoice, provider_for
+from settings import in_project
+from starter.connection import temporal_connection
+from starter.durable_run import run_durable
+from starter.render import Printer
+from starter.run_command import EXIT_OK, EXIT_RUN_FAILED, judge
+from worker import build_worker
+
+
+async def fork_command(
+    parent: str, from_step: int, choice: ProviderChoice | None, script: Path | None, *, keep_server: bool = False
+) -> int:
+    printer = Printer()
+    async with temporal_connection(keep_server=keep_server) as connection:
+        # A worker answers the parent's `progress` query (its final state, read by replay).
+        async with build_worker(connection.client):
+            request = await fork_request(connection.client, parent, from_step, None)
+        task = load_task(request.task_id)
+        serving = provider_for(choice, task) if choice is not None else contextlib.nullcontext(None)
+        async with serving as chosen:
+            provider: ProviderConfig = chosen or request.provider
+            if script is not None:
+                provider = ProviderConfig(kind="scripted", script_path=in_project(script), seed=provider.seed)
+            request = request.model_copy(update={"provider": provider})
+            printer.line(
+                f"fork of {parent} after step {from_step}: steps 1..{from_step} are its own, carried over "
+                f"(no model call, no tool run); live from step {from_step + 1} with {_described(provider)}"
+            )
+            result, link = await run_durable(connection, request, printer)
+        judged, where = await judge(result, task, request)
+    printer.finished(result, judged)
+    if where:
+        printer.line(f"  {where}")
+    printer.line(f"  Web UI: {link}")
+    printer.line(f"  compare: uv run python -m starter diff {parent} {result.run_id}")
+    return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
+
+
+def _described(provider: ProviderConfig) -> str:
+    if provider.kind == "scripted":
+        return f"the script {provider.script_path}"
+    return f"{provider.model or provider.kind} at {provider.base_url or 'the provider default'}"

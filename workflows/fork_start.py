@@ -1,0 +1,51 @@
+"""The start of a forked run (`starter fork`): it arrives with its parent's state after step K
+(`RunRequest.resume`) and where that came from (`RunRequest.fork`). Nothing of steps 1..K runs
+again: no model is asked, no tool runs, no effect is made. The workspace is restored from the
+parent's checkpoint after step K, the task's turns so far stored as the conversation the next
+proposal refers to, and the ledger says whose fork this is; then the run goes on live, from
+step K+1, with its own provider.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.workspace import prepare_fork
+    from contracts import PrepareForkInput
+    from workflows import activity_options as options
+    from workflows import calls
+    from workflows.run import Run
+
+
+async def start_fork(run: Run) -> None:
+    request, snapshot = run.request, run.snapshot
+    origin = request.fork
+    if origin is None:
+        return
+    # The fork's wall-time budgets count from its own start, as its usage goes on from the
+    # parent's after step K.
+    now = workflow.now()
+    snapshot.started_at = snapshot.task_started_at = now
+    asked = PrepareForkInput(
+        world_id=request.world_id,
+        parent_workspace=origin.parent_workspace,
+        checkpoint=origin.checkpoint,
+        turns=snapshot.turns,
+    )
+    summary = f"restore {origin.parent_run_id}'s checkpoint after step {origin.from_step}"
+    prepared = await calls.call(prepare_fork, asked, options.PREPARE, summary)
+    snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = prepared.path, prepared.checkpoint, prepared.sandbox
+    snapshot.conversation = prepared.conversation
+    forked = run.entries.entry(
+        "forked",
+        now,
+        parent=origin.parent_run_id,
+        from_step=origin.from_step,
+        checkpoint=origin.checkpoint,
+        task=request.task_id,
+        runtime=request.runtime,
+        workspace=snapshot.workspace,
+        provider=request.provider,
+    )
+    await calls.append_to_ledger(run, [forked])
