@@ -15,11 +15,12 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterable
+from pathlib import Path
 
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
-from agent import ops_world
+from agent import checkpoints, ops_world
 from agent.ledger import ledger_path, read_events
 from contracts import ForkOrigin, ProviderConfig, RunRequest, RunSnapshot, RunState, StepRecord, Turn, Usage
 from contracts.errors import LedgerCorrupt, StarterError
@@ -56,6 +57,11 @@ async def fork_request(client: Client, parent_id: str, from_step: int, provider:
             "as it was after its step, and the service keeps no snapshots of a world; fork coding tasks only"
         )
     checkpoint = checkpoint_after(parent_id, from_step)
+    # The ledger was read here, so this machine has the workers' data directory.
+    if not checkpoints.repository(project_path(final.workspace)).is_dir():
+        raise StarterError(
+            f"run {parent_id!r}'s checkpoints are gone ({checkpoints.repository(Path(final.workspace))})"
+        )
     origin = ForkOrigin(
         parent_run_id=parent_id, from_step=from_step, parent_workspace=final.workspace, checkpoint=checkpoint
     )

@@ -38,6 +38,7 @@ def test_the_representative_runs_are_recorded() -> None:
         "wrong_fix",
         "approval",
         "continued",
+        "forked",
         "budget_exhausted",
         "draft_plan",
         "conversation_by_reference",

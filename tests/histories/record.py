@@ -25,6 +25,7 @@ from temporalio.testing import WorkflowEnvironment
 from contracts import Approve, FileContains, PolicyProfile, ProviderConfig, RunRequest
 from data_converter import DATA_CONVERTER
 from lab.catalog import load_task
+from lab.fork import fork_request
 from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from tests.histories import stored
@@ -119,6 +120,18 @@ async def main() -> None:
                         # write executed and checked in one activity (fused-steps).
                         fused = build_request(load_task("bugfix-median"), "durable")
                         await record(env.client, "fused_steps", fused)
+                        # Recorded after a run could be a fork of another after its step K
+                        # (`starter fork`): the wrong fix, live from step 2 of a right one.
+                        if not WANTED or "forked" in WANTED:
+                            parent = build_request(load_task("bugfix-median"), "durable")
+                            handle = await env.client.start_workflow(
+                                AgentRunWorkflow.run, parent, id=parent.run_id, task_queue=QUEUE
+                            )
+                            await run_result(handle)
+                            wrong_script = ProviderConfig(script_path=str(WRONG_FIX))
+                            await record(
+                                env.client, "forked", await fork_request(env.client, parent.run_id, 1, wrong_script)
+                            )
                     else:
                         await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
             finally:
