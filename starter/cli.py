@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import sys
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import NoReturn
@@ -20,6 +19,7 @@ from agent.sandbox.selection import BACKENDS
 from contracts import PolicyProfile
 from contracts.errors import BadInput, InfrastructureError, StarterError
 from lab.catalog import list_tasks, load_task
+from starter.arg_types import identifier, non_negative_int, port, positive_float, positive_int
 
 # Each command imports what it runs when it runs: Temporal's client, the activities and
 # matplotlib take seconds to load, and `tasks`, `policy check` or a mistyped flag need none of it.
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="durable: a Temporal workflow; baseline: the plain asyncio loop (default: durable)",
     )
     run.add_argument("--task", default=DEFAULT_TASK, help=f"task id or task directory (default: {DEFAULT_TASK})")
-    run.add_argument("--max-steps", type=_positive_int, help="run step budget (default: the task's)")
+    run.add_argument("--max-steps", type=positive_int, help="run step budget (default: the task's)")
     run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
     run.add_argument(
@@ -72,17 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="the model's sampling seed (default 0)")
     run.add_argument(
         "--trial-id",
-        type=_identifier,
+        type=identifier,
         help="act on this trial's world (workspace, service tenant): a rerun after a crash, as a user would",
     )
 
     fork = commands.add_parser(
         "fork", help="a new durable run: RUN up to step K, then live (another provider or script)"
     )
-    fork.add_argument("run", type=_identifier, help="the durable run (workflow id) to fork")
-    fork.add_argument(
-        "--from-step", type=_non_negative_int, required=True, help="the last step taken from RUN's record"
-    )
+    fork.add_argument("run", type=identifier, help="the durable run (workflow id) to fork")
+    fork.add_argument("--from-step", type=non_negative_int, required=True, help="the last step taken from RUN's record")
     fork.add_argument("--provider", choices=["scripted", "openai", "local"], help="from step K+1 (default: RUN's)")
     fork.add_argument("--model", help="as for `run`")
     fork.add_argument("--base-url", help="as for `run`")
@@ -92,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     fork.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
 
     diff = commands.add_parser("diff", help="where two runs diverge (a fork and its parent, say), and how each ended")
-    diff.add_argument("run_a", type=_identifier, help="a run id")
-    diff.add_argument("run_b", type=_identifier, help="another run of the same task")
+    diff.add_argument("run_a", type=identifier, help="a run id")
+    diff.add_argument("run_b", type=identifier, help="another run of the same task")
 
     commands.add_parser("tasks", help="list the benchmark tasks, one per line, id first")
 
@@ -116,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     execute.add_argument(
         "--workspace", type=Path, required=True, help="the directory the command sees as /workspace (writable)"
     )
-    execute.add_argument("--timeout", type=_positive_float, default=60.0, help="seconds (default 60)")
+    execute.add_argument("--timeout", type=positive_float, default=60.0, help="seconds (default 60)")
     execute.add_argument("cmd", nargs=argparse.REMAINDER, help="-- then the command and its arguments")
 
     commands.add_parser("pending", help="runs waiting for a person's approval")
@@ -146,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     experiment_commands = experiment.add_subparsers(dest="experiment_command", required=True, parser_class=_Parser)
     run_experiment = experiment_commands.add_parser("run", help="every trial of a config, then a report")
     run_experiment.add_argument("--config", type=Path, required=True, help="experiments/configs/NAME.yaml")
-    run_experiment.add_argument("--concurrency", type=_positive_int, help="trials at once (default: the config's)")
+    run_experiment.add_argument("--concurrency", type=positive_int, help="trials at once (default: the config's)")
     report = experiment_commands.add_parser("report", help="print an experiment's tables (default: the latest)")
     report.add_argument(
         "--run-id", help="an experiment id (a directory of data/reports/) or the path of its report directory"
@@ -157,15 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     server = commands.add_parser("server", help="serve the embedded dev server and its Web UI over the run history")
     server.add_argument(
-        "--port", type=_positive_int, default=None, help="gRPC port (default: AGENT_LAB_DEV_PORT or 7233)"
+        "--port", type=positive_int, default=None, help="gRPC port (default: AGENT_LAB_DEV_PORT or 7233)"
     )
     server.add_argument(
-        "--ui-port", type=_positive_int, default=None, help="Web UI port (default: AGENT_LAB_UI_PORT or 8233)"
+        "--ui-port", type=positive_int, default=None, help="Web UI port (default: AGENT_LAB_UI_PORT or 8233)"
     )
     ops = commands.add_parser(
         "ops-service", help="serve the operations service (payments, tickets, accounts) for workers elsewhere"
     )
-    ops.add_argument("--port", type=_port, default=None, help="port on 127.0.0.1, 0 for any free one (default: 7280)")
+    ops.add_argument("--port", type=port, default=None, help="port on 127.0.0.1, 0 for any free one (default: 7280)")
     ops.add_argument(
         "--db", type=Path, default=None, help="SQLite file of every tenant's state (default: data/ops/service.sqlite)"
     )
@@ -296,38 +294,3 @@ def _version() -> str:
         project = tomllib.load(file)["project"]
     sdk = metadata.version("temporalio")
     return f"{project['name']} {project['version']} (temporalio {sdk}, Python {sys.version.split()[0]})"
-
-
-def _port(text: str) -> int:
-    if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}")
-    return int(text)
-
-
-def _non_negative_int(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"not a step number (0 or more): {text!r}")
-    return int(text)
-
-
-def _identifier(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
-        raise argparse.ArgumentTypeError(f"letters, digits, '.', '_' and '-' only: {text!r}")
-    return text
-
-
-def _positive(convert: Callable[[str], float], kind: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive: {value}")
-        return value
-
-    return parse
-
-
-_positive_float = _positive(float, "a number")
-_positive_int = _positive(int, "an integer")
