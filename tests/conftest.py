@@ -51,9 +51,17 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     passes on a fresh clone synced without extras."""
     for marker in item.iter_markers("extra"):
         modules, install = EXTRAS[marker.args[0]]
-        missing = [module for module in modules if importlib.util.find_spec(module) is None]
+        missing = [module for module in modules if not _installed(module)]
         if missing:
             pytest.skip(f"needs the {marker.args[0]!r} extra ({', '.join(missing)} not installed): {install}")
+
+
+def _installed(module: str) -> bool:
+    """find_spec of `a.b.c` raises, not answers None, where `a.b` itself is not there."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 @pytest.fixture(scope="session", autouse=True)
