@@ -51,6 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--task", default=DEFAULT_TASK, help=f"task id or task directory (default: {DEFAULT_TASK})")
     run.add_argument("--max-steps", type=_positive_int, help="run step budget (default: the task's)")
     run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
+    run.add_argument(
+        "--parallel-subtasks",
+        action="store_true",
+        help="durable: plan tasks with no dependency between them run at once, each a child workflow "
+        "in its own git worktree with its own budget, merged back in dependency order (docs/parallel-subtasks.md)",
+    )
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
     run.add_argument(
         "--provider",
@@ -254,6 +260,8 @@ def _tasks() -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     task = load_task(args.task)  # first: a mistyped task id or a broken script is told before anything heavy loads
+    if args.parallel_subtasks and args.runtime != "durable":
+        raise StarterError("--parallel-subtasks runs subtasks as child workflows: only with --runtime durable")
     if args.provider == "scripted":
         task.require_script()
     if args.runtime == "durable":
@@ -268,7 +276,12 @@ async def _run(args: argparse.Namespace) -> int:
     return await run_task(
         task,
         lambda provider: build_request(
-            task, args.runtime, max_steps=args.max_steps, trial_id=args.trial_id, provider=provider
+            task,
+            args.runtime,
+            max_steps=args.max_steps,
+            trial_id=args.trial_id,
+            provider=provider,
+            parallel_subtasks=args.parallel_subtasks,
         ),
         choice,
         keep_server=args.keep_server,
