@@ -52,10 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=_positive_int, help="run step budget (default: the task's)")
     run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
     run.add_argument(
-        "--parallel-subtasks",
-        action="store_true",
-        help="durable: plan tasks with no dependency between them run at once, each a child workflow "
-        "in its own git worktree with its own budget, merged back in dependency order (docs/parallel-subtasks.md)",
+        "--parallel-subtasks", action="store_true", help="durable: independent plan tasks as child workflows"
     )
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
     run.add_argument(
@@ -273,16 +270,10 @@ async def _run(args: argparse.Namespace) -> int:
     from starter.run_command import run_task
 
     choice = ProviderChoice.resolve(args.provider, args.model, args.base_url, args.api_key, args.seed)
+    options = {"max_steps": args.max_steps, "trial_id": args.trial_id, "parallel_subtasks": args.parallel_subtasks}
     return await run_task(
         task,
-        lambda provider: build_request(
-            task,
-            args.runtime,
-            max_steps=args.max_steps,
-            trial_id=args.trial_id,
-            provider=provider,
-            parallel_subtasks=args.parallel_subtasks,
-        ),
+        lambda provider: build_request(task, args.runtime, provider=provider, **options),
         choice,
         keep_server=args.keep_server,
         with_worker=not args.no_worker,

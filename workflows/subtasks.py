@@ -85,7 +85,8 @@ def subtask_run_id(run_id: str, version: int, task_id: str) -> str:
 async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
     """The task's child run to its end, whatever its outcome."""
     request, snapshot = run.request, run.snapshot
-    child_id = subtask_run_id(run.run_id, snapshot.plan_version, task.id)
+    # From the request's run id, not the workflow's (the same, but a replay names it otherwise).
+    child_id = subtask_run_id(request.run_id, snapshot.plan_version, task.id)
     origin = SubtaskOrigin(
         parent_run_id=run.run_id,
         parent_workspace=snapshot.workspace,
