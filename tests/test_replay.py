@@ -46,6 +46,7 @@ def test_the_representative_runs_are_recorded() -> None:
         "patches_decided_at_start",
         "fused_steps",
         "parallel_subtasks",
+        "parallel_subtask_child",
     }
 
 
@@ -145,6 +146,10 @@ def test_a_run_with_parallel_subtasks_is_recorded() -> None:
     assert started[2] < ended[0]
     assert scheduled("parallel_subtasks").count("merge_subtask") == 4
     assert "record_then_propose" not in scheduled("parallel_subtasks")
+    # A child: its worktree, then its task's steps, with no goal or plan of its own.
+    child = scheduled("parallel_subtask_child")
+    assert child[0] == "prepare_subtask" and "record_then_propose" in child
+    assert not {"prepare_workspace", "compile_goal", "draft_plan"} & set(child)
 
 
 def scheduled(name: str) -> list[str]:

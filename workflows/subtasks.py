@@ -63,6 +63,10 @@ async def run_in_parallel(run: Run) -> str | None:
             run.move(S.BUDGET_EXHAUSTED)
             return f"{reason} after {snapshot.step} steps, before tasks {', '.join(t.id for t in remaining)}"
         ready = [task for task in remaining if set(task.depends_on) <= set(snapshot.merged_tasks)]
+        if not ready:
+            # Not in a plan that validated (a DAG, its done tasks merged): said, never looped on.
+            run.move(S.FAILED)
+            return f"no task of plan v{snapshot.plan_version} can start: {', '.join(t.id for t in remaining)}"
         run.move(S.DELEGATING)
         ended = await asyncio.gather(*(_child(run, task, spent) for task in ready))
         run.move(S.MERGING)
@@ -103,6 +107,8 @@ async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
             "budget": for_subtask(request.budget, spent, task.max_steps or request.budget.max_steps_per_task),
             "parallel_subtasks": False,
             "subtask": origin,
+            "resume": None,
+            "fork": None,
         }
     )
     try:
