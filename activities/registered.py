@@ -6,6 +6,7 @@ from activities.ledger import append_ledger
 from activities.model_calls import compile_goal, draft_plan, plan, propose_action
 from activities.postconditions import check_postconditions
 from activities.step_records import record_step
+from activities.subtasks import merge_subtask, prepare_subtask
 from activities.verification import verify_proposal
 from activities.workspace import prepare_fork, prepare_workspace
 
@@ -25,6 +26,8 @@ ALL_ACTIVITIES = [
     execute_and_check,
     record_then_propose,
     prepare_fork,
+    prepare_subtask,
+    merge_subtask,
 ]
 
 __all__ = ["ALL_ACTIVITIES"]

@@ -31,3 +31,24 @@ def exhausted(budget: RunBudget, run: Spent, task: Spent, task_step_limit: int) 
         if limit is not None and spent >= limit:
             return f"the {whose} budget of {limit:g} {what} is spent ({spent:g})"
     return None
+
+
+def for_subtask(budget: RunBudget, run: Spent, task_step_limit: int) -> RunBudget:
+    """A subtask's own budget: what is left of the run's at the subtask's start, with the task's
+    limits as they are. Subtasks that run at once each get the whole rest of the run's budget,
+    so together they may overrun it by up to their per-task limits: the run checks its own
+    budget again before it starts the next ones."""
+
+    def left(limit: float | None, spent: float) -> float | None:
+        return None if limit is None else max(limit - spent, 0.000_001)
+
+    tokens = budget.max_tokens - run.usage.total_tokens if budget.max_tokens is not None else None
+    return budget.model_copy(
+        update={
+            "max_steps": max(budget.max_steps - run.steps, 1),
+            "max_steps_per_task": task_step_limit,
+            "max_tokens": max(tokens, 1) if tokens is not None else None,
+            "max_cost_usd": left(budget.max_cost_usd, run.usage.cost_usd),
+            "max_wall_time_s": left(budget.max_wall_time_s, run.wall_s),
+        }
+    )

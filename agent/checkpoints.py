@@ -11,6 +11,7 @@ is handed back to the workspace's owner (the sandbox's user).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import git
 
-from contracts.errors import CheckpointError
+from contracts.errors import CheckpointError, MergeConflict
 from settings import data_dir
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,71 @@ def fork(source: Path, target: Path, checkpoint_id: str) -> None:
         shutil.copytree(repository(source), scratch, symlinks=True)
         scratch.rename(repository(target))
     rollback(target, checkpoint_id)
+
+
+# Caches a test run leaves behind. Two subtasks that both ran the tests would otherwise both
+# commit them, and their merge conflict over files nobody wrote.
+_NEVER_MERGED = ("__pycache__/", ".pytest_cache/", "*.pyc")
+_WORKTREE_LOCK = "a subtask's workspace: its .git file lives outside it"
+
+
+def add_worktree(workspace: Path, target: Path, branch: str, checkpoint_id: str) -> str:
+    """`target` a git worktree of `workspace`'s repository, on a new branch `branch` at the
+    checkpoint: a subtask's workspace. Its commits share the parent's object store, so its work
+    merges back without a copy. As for any workspace, nothing of git's is inside it: the
+    `.git` file git writes there moves to `repository(target)`, which git reads as GIT_DIR.
+    Idempotent: a target that has its repository already is only rolled back to the checkpoint
+    (a retry after a crash). Returns the checkpoint."""
+    if repository(target).exists():
+        rollback(target, checkpoint_id)
+        return checkpoint_id
+    runner = _git(workspace)
+    exclude = repository(workspace) / "info" / "exclude"
+    exclude.parent.mkdir(exist_ok=True)
+    listed = exclude.read_text().splitlines() if exclude.exists() else []
+    with exclude.open("a") as rules:
+        rules.writelines(f"{rule}\n" for rule in _NEVER_MERGED if rule not in listed)
+    scratch = target.with_name(f".{target.name}.partial")
+    if scratch.exists():
+        runner.worktree("prune")
+        shutil.rmtree(scratch)
+    # -B: a retry after a crash between `worktree add` and the rename starts the branch again.
+    runner.worktree("add", "-q", "--lock", "--reason", _WORKTREE_LOCK, "-B", branch, str(scratch), checkpoint_id)
+    # The admin directory git made for the worktree names where its .git file is: there.
+    admin = Path((scratch / ".git").read_text().removeprefix("gitdir:").strip())
+    (admin / "gitdir").write_text(str(repository(target)) + "\n")
+    repository(target).write_text(f"gitdir: {admin}\n")
+    (scratch / ".git").unlink()
+    target.mkdir(parents=True, exist_ok=True)
+    for entry in scratch.iterdir():
+        entry.rename(target / entry.name)
+    scratch.rmdir()
+    _give_back(target)
+    return checkpoint_id
+
+
+def merge(workspace: Path, commit: str, message: str) -> str:
+    """Merge `commit` (a subtask's last checkpoint) into the workspace, always as a merge commit
+    (the history shows which subtask brought what). Raises MergeConflict naming the files, the
+    workspace left as it was. Idempotent: a commit merged already is not merged again."""
+    runner = _git(workspace)
+    try:
+        runner.merge_base("--is-ancestor", commit, "HEAD")
+    except git.GitCommandError:
+        pass
+    else:
+        return _head(runner)
+    try:
+        runner.merge("--no-ff", "-q", "-m", message, commit)
+    except git.GitCommandError as error:
+        conflicted = runner.diff("--name-only", "--diff-filter=U").split()
+        with contextlib.suppress(git.GitCommandError):
+            runner.merge("--abort")
+        if not conflicted:
+            raise CheckpointError(f"cannot merge {commit[:12]}: {' '.join(error.stderr.split())}") from None
+        raise MergeConflict(f"{message}: conflicts in {', '.join(conflicted)}") from None
+    _give_back(workspace)
+    return _head(runner)
 
 
 def history(workspace: Path) -> list[tuple[str, str]]:

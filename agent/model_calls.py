@@ -42,7 +42,11 @@ async def compile_goal(request: CompileGoalInput) -> CompileGoalResult:
 
 async def draft_plan(request: DraftPlanInput) -> DraftPlanResult:
     spec = request.goal_spec
-    reply = await build_provider(request.provider).draft_plan(spec.goal, spec.summary, tool_specs())
+    provider = build_provider(request.provider)
+    if request.revision is None:
+        reply = await provider.draft_plan(spec.goal, spec.summary, tool_specs())
+    else:
+        reply = await provider.draft_plan(spec.goal, spec.summary, tool_specs(), request.revision)
     return DraftPlanResult(plan=with_acceptance(reply.value, spec.acceptance), usage=reply.usage)
 
 

@@ -15,7 +15,15 @@ from agent.conversation import store_turn
 from agent.sandbox import sandbox_report
 from agent.sandbox.identity import workspace_owner
 from agent.tools.files import workspace_files
-from contracts import PrepareForkInput, PrepareForkResult, PrepareWorkspaceInput, PrepareWorkspaceResult
+from contracts import (
+    MergeSubtaskInput,
+    MergeSubtaskResult,
+    PrepareForkInput,
+    PrepareForkResult,
+    PrepareSubtaskInput,
+    PrepareWorkspaceInput,
+    PrepareWorkspaceResult,
+)
 from contracts.errors import WorkspaceError
 from settings import data_dir, project_path
 
@@ -57,6 +65,28 @@ async def prepare_fork(request: PrepareForkInput) -> PrepareForkResult:
         conversation = await asyncio.to_thread(store_turn, conversation, turn)
     sandbox = await asyncio.to_thread(sandbox_report)
     return PrepareForkResult(path=str(path), checkpoint=request.checkpoint, sandbox=sandbox, conversation=conversation)
+
+
+async def prepare_subtask(request: PrepareSubtaskInput) -> PrepareWorkspaceResult:
+    """A subtask's workspace: a git worktree of its parent's workspace at the parent's
+    checkpoint, on the branch `subtask/RUN_ID`, owned (under a root worker) by a user of its own
+    as every workspace is. Raises CheckpointError where the parent's repository is gone."""
+    path = workspace_path(request.run_id)
+    await asyncio.to_thread(_make_owned_directory, path)
+    parent = project_path(request.parent_workspace)
+    branch = f"subtask/{request.run_id}"
+    first = await asyncio.to_thread(checkpoints.add_worktree, parent, path, branch, request.checkpoint)
+    sandbox = await asyncio.to_thread(sandbox_report)
+    return PrepareWorkspaceResult(path=str(path), checkpoint=first, sandbox=sandbox)
+
+
+async def merge_subtask(request: MergeSubtaskInput) -> MergeSubtaskResult:
+    """A subtask's work merged into its parent's workspace. Raises MergeConflict (the parent's
+    workspace left as it was) for the parent to feed back to planning."""
+    message = f"merge task {request.task_id} ({request.subtask_run_id})"
+    workspace = project_path(request.workspace)
+    merged = await asyncio.to_thread(checkpoints.merge, workspace, request.commit, message)
+    return MergeSubtaskResult(checkpoint=merged)
 
 
 def _make_owned_directory(path: Path) -> None:

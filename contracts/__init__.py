@@ -28,8 +28,11 @@ from contracts.envelopes import (
     ExecuteAndCheckInput,
     ExecutedAndChecked,
     ExecuteToolInput,
+    MergeSubtaskInput,
+    MergeSubtaskResult,
     PrepareForkInput,
     PrepareForkResult,
+    PrepareSubtaskInput,
     PrepareWorkspaceInput,
     PrepareWorkspaceResult,
     ProposeActionInput,
@@ -53,7 +56,7 @@ from contracts.experiment import (
 )
 from contracts.goal import GoalInterpretation, GoalSpec
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
-from contracts.plan import Plan, PlanTask
+from contracts.plan import Plan, PlanRevision, PlanTask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import (
     CommandExitCode,
@@ -66,7 +69,7 @@ from contracts.postconditions import (
 )
 from contracts.provider import NoiseConfig, Price, ProviderConfig, Turn
 from contracts.queues import TASK_QUEUE
-from contracts.run import ForkOrigin, RunRequest, RunResult, RunSnapshot, Runtime, StepRecord
+from contracts.run import ForkOrigin, RunRequest, RunResult, RunSnapshot, Runtime, StepRecord, SubtaskOrigin
 from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.sandbox import SandboxReport
 from contracts.script import Script, ScriptedTask, parse_script
@@ -106,10 +109,13 @@ __all__ = [
     "GoalSpec",
     "LedgerEntry",
     "LedgerEvent",
+    "MergeSubtaskInput",
+    "MergeSubtaskResult",
     "ModelCallTiming",
     "NoiseConfig",
     "PendingApproval",
     "Plan",
+    "PlanRevision",
     "PlanTask",
     "PolicyProfile",
     "Postcondition",
@@ -117,6 +123,7 @@ __all__ = [
     "PostconditionResult",
     "PrepareForkInput",
     "PrepareForkResult",
+    "PrepareSubtaskInput",
     "PrepareWorkspaceInput",
     "PrepareWorkspaceResult",
     "Price",
@@ -142,6 +149,7 @@ __all__ = [
     "ScriptedTask",
     "ServiceCount",
     "StepRecord",
+    "SubtaskOrigin",
     "TaskSpec",
     "ToolResult",
     "ToolSpec",

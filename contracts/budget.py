@@ -17,3 +17,6 @@ class RunBudget(BaseModel):
     max_cost_usd_per_task: float | None = Field(default=None, gt=0)
     max_wall_time_s: float | None = Field(default=None, gt=0)
     max_wall_time_s_per_task: float | None = Field(default=None, gt=0)
+    # A run with parallel subtasks: how often it may draft its plan again when a subtask runs
+    # out of its budget or its work does not merge (plan v1, then up to this many more).
+    max_plan_revisions: int = Field(default=1, ge=0)

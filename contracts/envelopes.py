@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from contracts.actions import ActionProposal, ExecutedCall, ToolResult, Verdict
 from contracts.goal import GoalSpec
 from contracts.ledger import LedgerEntry, check_run_id
-from contracts.plan import Plan, PlanTask
+from contracts.plan import Plan, PlanRevision, PlanTask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
@@ -56,6 +56,31 @@ class PrepareForkResult(BaseModel):
     conversation: str | None = None
 
 
+class PrepareSubtaskInput(BaseModel):
+    """A subtask's workspace: a git worktree of its parent run's workspace, on a branch of its
+    own at the parent's checkpoint (agent.checkpoints.add_worktree)."""
+
+    # The subtask's run id (its child workflow's id): names its directory and its branch.
+    run_id: str
+    parent_workspace: str
+    checkpoint: str
+
+
+class MergeSubtaskInput(BaseModel):
+    """A finished subtask's work, merged into its parent's workspace. Raises MergeConflict."""
+
+    workspace: str
+    # The subtask's last checkpoint (a commit on its own branch) and its run id.
+    commit: str
+    subtask_run_id: str
+    task_id: str
+
+
+class MergeSubtaskResult(BaseModel):
+    # The parent's checkpoint after the merge.
+    checkpoint: str
+
+
 class CompileGoalInput(BaseModel):
     provider: ProviderConfig
     goal: str
@@ -72,6 +97,8 @@ class CompileGoalResult(BaseModel):
 class DraftPlanInput(BaseModel):
     provider: ProviderConfig
     goal_spec: GoalSpec
+    # Set when the run drafts its plan again (a subtask out of budget, a merge conflict).
+    revision: PlanRevision | None = None
 
 
 class DraftPlanResult(BaseModel):

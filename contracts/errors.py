@@ -13,6 +13,8 @@ can help; everything else about an error's handling follows from where it sits h
      ├── InfrastructureError     the lab's own machinery (a service it starts) did not come up
      ├── WorkspaceError          a fixture could not be copied into a workspace
      ├── CheckpointError         a workspace's checkpoint repository is missing or broken
+ │    └── MergeConflict      a subtask's work does not merge into its parent's workspace
+ │                           (fed back to planning: the run drafts its plan again)
      ├── ArtifactMissing         content passed by reference is not in this worker's artifact
      │                           store (retryable: a worker that shares the store has it)
      ├── ToolError               a tool could not do what was asked: a failed ToolResult
@@ -100,6 +102,10 @@ class WorkspaceError(LabError):
 
 
 class CheckpointError(LabError):
+    pass
+
+
+class MergeConflict(CheckpointError):
     pass
 
 

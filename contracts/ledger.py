@@ -25,6 +25,11 @@ EventType = Literal[
     "forked",
     "goal_compiled",
     "plan_drafted",
+    # A run with parallel subtasks: a child's end, its work merged (or not), a plan revised.
+    "subtask_finished",
+    "subtask_merged",
+    "merge_conflict",
+    "plan_revised",
     "proposal",
     "verdict",
     "approval_requested",

@@ -19,6 +19,26 @@ class PlanTask(BaseModel):
     max_steps: int | None = Field(default=None, gt=0)
 
 
+class PlanRevision(BaseModel):
+    """Why a plan is drafted again, and what of it is done: a run whose subtask ran out of its
+    budget, or whose work did not merge, asks for plan `version` (the last one's plus one)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int = Field(ge=2)
+    reason: str = Field(min_length=1)
+    # Tasks of earlier versions whose work is in the workspace already.
+    done: list[str] = Field(default_factory=list)
+
+    def told(self) -> str:
+        """What a model is told beside the goal: the revised plan is the rest of the work."""
+        done = ", ".join(self.done) or "none"
+        return (
+            f"The previous plan (v{self.version - 1}) failed: {self.reason}. Tasks already done, whose work "
+            f"is in the workspace: {done}. Plan only the rest of the work, as plan v{self.version}."
+        )
+
+
 class Plan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -12,7 +12,7 @@ from contracts.approval import ApprovalDecision, PendingApproval
 from contracts.budget import RunBudget
 from contracts.envelopes import RecordStepInput
 from contracts.goal import GoalSpec
-from contracts.plan import Plan
+from contracts.plan import Plan, PlanTask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
@@ -87,6 +87,10 @@ class RunSnapshot(BaseModel):
     # proposal's activity writes it first (fused steps), or the run's end does. `checkpoint`
     # and `conversation` above are the ones before it.
     pending_record: RecordStepInput | None = None
+    # A run with parallel subtasks (RunRequest.parallel_subtasks): the version of its plan
+    # (1, then one more for each revision) and the tasks whose work is merged, of every version.
+    plan_version: int = 1
+    merged_tasks: list[str] = Field(default_factory=list)
 
 
 class ForkOrigin(BaseModel):
@@ -98,6 +102,18 @@ class ForkOrigin(BaseModel):
     from_step: int = Field(ge=0)
     parent_workspace: str
     checkpoint: str = Field(pattern=r"^[0-9a-f]{40}$")
+
+
+class SubtaskOrigin(BaseModel):
+    """A subtask's child run: one task of its parent's plan, in a git worktree of the parent's
+    workspace at `checkpoint`; its goal and plan are its parent's, so it asks no model for them."""
+
+    parent_run_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    parent_workspace: str
+    checkpoint: str = Field(pattern=r"^[0-9a-f]{40}$")
+    task: PlanTask
+    plan_version: int = Field(ge=1)
+    workspace_files: list[str] = Field(default_factory=list)
 
 
 class RunRequest(BaseModel):
@@ -125,6 +141,12 @@ class RunRequest(BaseModel):
     # Set by `starter fork` too, with `fork`: the parent's state after the fork's step.
     resume: RunSnapshot | None = None
     fork: ForkOrigin | None = None
+    # Plan tasks with no dependency between them run at once, each a child workflow in its own
+    # git worktree with its own budget, merged back in dependency order (workflows.subtasks).
+    # Off by default: runs started before it, and their recorded histories, go task by task.
+    parallel_subtasks: bool = False
+    # Set by such a run for each of its children: which task the child does.
+    subtask: SubtaskOrigin | None = None
 
     @property
     def world_id(self) -> str:

@@ -8,6 +8,10 @@ class RunState(StrEnum):
     PREPARING = "PREPARING"
     COMPILING_GOAL = "COMPILING_GOAL"
     PLANNING = "PLANNING"
+    # A run with parallel subtasks: its children run, their work merges, its plan is revised.
+    DELEGATING = "DELEGATING"
+    MERGING = "MERGING"
+    REPLANNING = "REPLANNING"
     PROPOSING = "PROPOSING"
     VERIFYING = "VERIFYING"
     AWAITING_APPROVAL = "AWAITING_APPROVAL"

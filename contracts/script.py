@@ -1,5 +1,7 @@
 """A scripted provider's script (`script.yaml` beside a task): the goal interpretation, a plan
-as a DAG of tasks, and the actions per plan task.
+as a DAG of tasks, and the actions per plan task; optionally `replan:`, the plan's second
+version, which a run that asks for a revised plan gets (its task ids differ from the first's, so
+each task's actions are found by id alone).
 
 Pure data and parsing: the task catalog checks a script before any run starts, and the
 scripted provider reads the same schema on the worker.
@@ -26,20 +28,30 @@ class Script(BaseModel):
 
     goal: GoalInterpretation
     plan: list[ScriptedTask] = Field(min_length=1)
+    replan: list[ScriptedTask] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _plan_is_a_dag(self) -> Script:
         self.as_plan()  # duplicate ids, unknown dependencies and cycles fail here, at load
+        if self.replan:
+            self.revised_plan()
+            reused = sorted({task.id for task in self.plan} & {task.id for task in self.replan})
+            if reused:
+                raise ValueError(f"replan: task ids {', '.join(reused)} are the first plan's already")
         return self
 
     def as_plan(self) -> Plan:
-        return Plan(tasks=[PlanTask.model_validate(task.model_dump(exclude={"actions"})) for task in self.plan])
+        return _plan(self.plan)
+
+    def revised_plan(self) -> Plan | None:
+        """The plan's second version, None when the script has none."""
+        return _plan(self.replan) if self.replan else None
 
     def actions_for(self, task_id: str | None) -> list[ActionProposal]:
         """One plan task's actions (LookupError for a task the script has not); for `None` (a
         loop without a plan) every tool call in plan order, then a single `finish`."""
         if task_id is not None:
-            for task in self.plan:
+            for task in (*self.plan, *self.replan):
                 if task.id == task_id:
                     return task.actions
             raise LookupError(f"the script has no plan task {task_id!r}")
@@ -61,3 +73,7 @@ def parse_script(text: str) -> Script:
         raise ScriptInvalid(f"not valid YAML: {' '.join(str(error).split())}") from None
     except ValidationError as error:
         raise ScriptInvalid(first_problem(error)) from None
+
+
+def _plan(tasks: list[ScriptedTask]) -> Plan:
+    return Plan(tasks=[PlanTask.model_validate(task.model_dump(exclude={"actions"})) for task in tasks])

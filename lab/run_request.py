@@ -23,6 +23,7 @@ def build_request(
     max_steps: int | None = None,
     trial_id: str | None = None,
     provider: ProviderConfig | None = None,
+    parallel_subtasks: bool = False,
 ) -> RunRequest:
     budget = task.spec.budget
     if max_steps is not None:
@@ -39,4 +40,5 @@ def build_request(
         provider=provider or ProviderConfig(kind="scripted", script_path=in_project(task.require_script())),
         budget=budget,
         profile=task.spec.profile,
+        parallel_subtasks=parallel_subtasks,
     )

@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--task", default=DEFAULT_TASK, help=f"task id or task directory (default: {DEFAULT_TASK})")
     run.add_argument("--max-steps", type=positive_int, help="run step budget (default: the task's)")
     run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
+    run.add_argument(
+        "--parallel-subtasks", action="store_true", help="durable: independent plan tasks as child workflows"
+    )
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
     run.add_argument(
         "--provider",
@@ -252,6 +255,8 @@ def _tasks() -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     task = load_task(args.task)  # first: a mistyped task id or a broken script is told before anything heavy loads
+    if args.parallel_subtasks and args.runtime != "durable":
+        raise StarterError("--parallel-subtasks runs subtasks as child workflows: only with --runtime durable")
     if args.provider == "scripted":
         task.require_script()
     if args.runtime == "durable":
@@ -263,11 +268,10 @@ async def _run(args: argparse.Namespace) -> int:
     from starter.run_command import run_task
 
     choice = ProviderChoice.resolve(args.provider, args.model, args.base_url, args.api_key, args.seed)
+    options = {"max_steps": args.max_steps, "trial_id": args.trial_id, "parallel_subtasks": args.parallel_subtasks}
     return await run_task(
         task,
-        lambda provider: build_request(
-            task, args.runtime, max_steps=args.max_steps, trial_id=args.trial_id, provider=provider
-        ),
+        lambda provider: build_request(task, args.runtime, provider=provider, **options),
         choice,
         keep_server=args.keep_server,
         with_worker=not args.no_worker,

@@ -231,3 +231,18 @@ def test_grammar_sampling_times_both_ways_of_sampling() -> None:
         assert int(row["tokens"]) > 0, output
         assert float(row["stock ms/token"]) > 0 and float(row["checked last ms/token"]) > 0, output
         assert row["same answer"] == "yes", output
+
+
+def test_parallel_subtasks_times_a_run_both_ways_and_says_where_the_time_went() -> None:
+    wall, where = tables(quick("parallel_subtasks"))
+    assert [(row["task"], row["mode"]) for row in wall] == [
+        ("independent-parts", "sequential"),
+        ("independent-parts", "parallel"),
+    ]
+    for row in wall:
+        assert number(row["runs"]) == 1 and number(row["steps"]) == 7
+        assert 0 < number(row["checks s"]) <= number(row["in activities s"])
+    sequential, parallel = where
+    # Only the parallel run makes worktrees and merges them: four children, four merges.
+    assert "merge_subtask" in parallel and number(parallel["merge_subtask"]) > 0
+    assert number(sequential["merge_subtask"]) == 0 and number(sequential["prepare_subtask"]) == 0

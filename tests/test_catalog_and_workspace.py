@@ -28,6 +28,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "config-migration",
         "dependent-subtasks",
         "feature-slugify",
+        "independent-parts",
         "long-horizon",
         "offboard-employee",
         "refund-duplicate-charge",

@@ -123,6 +123,7 @@ def test_tasks_lists_ids_first() -> None:
         "config-migration",
         "dependent-subtasks",
         "feature-slugify",
+        "independent-parts",
         "long-horizon",
         "offboard-employee",
         "refund-duplicate-charge",

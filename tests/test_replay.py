@@ -45,6 +45,8 @@ def test_the_representative_runs_are_recorded() -> None:
         "read_only_steps",
         "patches_decided_at_start",
         "fused_steps",
+        "parallel_subtasks",
+        "parallel_subtask_child",
     }
 
 
@@ -132,6 +134,22 @@ def test_steps_before_and_after_fusing_are_recorded() -> None:
     assert scheduled("fused_steps").count("record_then_propose") == 3
     assert "propose_action" not in scheduled("fused_steps")
     assert local("fused_steps").count("record_step") == 1
+
+
+def test_a_run_with_parallel_subtasks_is_recorded() -> None:
+    """independent-parts with RunRequest.parallel_subtasks: three children started at once, each
+    merged back, then the public API's child; the parent itself proposes nothing."""
+    kinds = [event["eventType"] for event in _events("parallel_subtasks")]
+    started = [i for i, kind in enumerate(kinds) if kind == "EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED"]
+    ended = [i for i, kind in enumerate(kinds) if kind == "EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED"]
+    assert len(started) == len(ended) == 4
+    assert started[2] < ended[0]
+    assert scheduled("parallel_subtasks").count("merge_subtask") == 4
+    assert "record_then_propose" not in scheduled("parallel_subtasks")
+    # A child: its worktree, then its task's steps, with no goal or plan of its own.
+    child = scheduled("parallel_subtask_child")
+    assert child[0] == "prepare_subtask" and "record_then_propose" in child
+    assert not {"prepare_workspace", "compile_goal", "draft_plan"} & set(child)
 
 
 def scheduled(name: str) -> list[str]:

@@ -7,6 +7,10 @@ only propose, and every side effect is an activity.
         until the task's postconditions hold or a budget ends it   (workflows.task_steps)
     -> accept (the goal's declared postconditions) -> RunResult
 
+With `RunRequest.parallel_subtasks`, the plan's independent tasks run at once as child runs
+of this same workflow (workflows.subtasks), each in its own git worktree, and are merged back;
+a child is such a run with `RunRequest.subtask` set (workflows.subtask_run).
+
 The run's state is one RunSnapshot (workflows.run): the `progress` query returns it, and a
 long run continues as new carrying it whole.
 """
@@ -38,6 +42,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.outcome import not_completed
     from workflows.patches import DRAFT_PLAN_ACTIVITY, NOT_COMPLETED_FAILS
     from workflows.run import Run
+    from workflows.subtask_run import run_subtask
+    from workflows.subtasks import run_in_parallel
     from workflows.task_steps import run_task
 
 S = RunState
@@ -116,22 +122,36 @@ class AgentRunWorkflow:
         try:
             if request.fork is not None and not snapshot.workspace:
                 await start_fork(run)
-            first = snapshot.task_index if request.resume is not None else 0
-            if request.resume is None:
-                await _start(run)
-            tasks = snapshot.plan.tasks if snapshot.plan else []
-            for index in range(first, len(tasks)):
-                resumed = request.resume is not None and index == first
-                if (ended := await run_task(run, tasks[index], index, resumed=resumed)) is not None:
+            if request.subtask is not None:
+                reason = await run_subtask(run)
+            elif request.parallel_subtasks:
+                if request.resume is None:
+                    await _start(run)
+                if (ended := await run_in_parallel(run)) is not None:
                     reason = ended
-                    break
+                else:
+                    acceptance, reason = await _accept(run)
             else:
-                acceptance, reason = await _accept(run)
+                acceptance, reason = await _task_by_task(run)
         except ActivityError as error:
             # An activity out of retries, or failed for a reason retrying cannot fix.
             reason = f"{error.activity_type or 'an activity'} failed: {_cause(error)}"
             run.move(S.FAILED)
         return await _finish(run, acceptance, reason)
+
+
+async def _task_by_task(run: Run) -> tuple[PostconditionResult | None, str]:
+    """The plan's tasks one after the other, in its topological order, in the run's workspace."""
+    request, snapshot = run.request, run.snapshot
+    first = snapshot.task_index if request.resume is not None else 0
+    if request.resume is None:
+        await _start(run)
+    tasks = snapshot.plan.tasks if snapshot.plan else []
+    for index in range(first, len(tasks)):
+        resumed = request.resume is not None and index == first
+        if (ended := await run_task(run, tasks[index], index, resumed=resumed)) is not None:
+            return None, ended
+    return await _accept(run)
 
 
 async def _start(run: Run) -> None:

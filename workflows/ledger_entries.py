@@ -15,9 +15,17 @@ class EntryMaker:
         self.run_id = run_id
 
     def entry(
-        self, kind: EventType, time: datetime, step: int | None = None, **payload: JsonValue | BaseModel | None
+        self,
+        kind: EventType,
+        time: datetime,
+        step: int | None = None,
+        *,
+        where: str | None = None,
+        **payload: JsonValue | BaseModel | None,
     ) -> LedgerEntry:
-        where = f"step-{step}" if step is not None else "run"
+        """`where` names the event's place when a run has several of its type outside any step
+        (a subtask's end, `plan-v1/task-a`; a plan's revision, `plan-v2`)."""
+        where = where or (f"step-{step}" if step is not None else "run")
         return LedgerEntry(
             event_id=f"{self.run_id}/{where}/{kind}",
             type=kind,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from contracts import GoalInterpretation, Plan, ProposeActionInput, ProposeActionResult, ToolSpec, Usage
+from contracts import GoalInterpretation, Plan, PlanRevision, ProposeActionInput, ProposeActionResult, ToolSpec, Usage
 
 T = TypeVar("T")
 
@@ -26,6 +26,10 @@ class ModelProvider(Protocol):
 
     async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]: ...
 
-    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]: ...
+    async def draft_plan(
+        self, goal: str, summary: str, tools: list[ToolSpec], revision: PlanRevision | None = None
+    ) -> Reply[Plan]:
+        """The plan; with a `revision`, the plan drafted again for the rest of the work."""
+        ...
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult: ...

@@ -31,6 +31,7 @@ from contracts import (
     GoalInterpretation,
     NoiseConfig,
     Plan,
+    PlanRevision,
     ProposeActionInput,
     ProposeActionResult,
     ToolSpec,
@@ -70,8 +71,12 @@ class NoisyProvider:
     async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
         return await self._inner.interpret_goal(goal)
 
-    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
-        return await self._inner.draft_plan(goal, summary, tools)
+    async def draft_plan(
+        self, goal: str, summary: str, tools: list[ToolSpec], revision: PlanRevision | None = None
+    ) -> Reply[Plan]:
+        if revision is None:
+            return await self._inner.draft_plan(goal, summary, tools)
+        return await self._inner.draft_plan(goal, summary, tools, revision)
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         attempt = request.attempt

@@ -31,6 +31,7 @@ from contracts import (
     ActionProposal,
     GoalInterpretation,
     Plan,
+    PlanRevision,
     PlanTask,
     ProposeActionInput,
     ProposeActionResult,
@@ -60,7 +61,11 @@ class OpenAIProvider:
         fallback = GoalInterpretation(summary=goal.strip() or "(no goal given)")
         return Reply(value if value is not None else fallback, usage)
 
-    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
+    async def draft_plan(
+        self, goal: str, summary: str, tools: list[ToolSpec], revision: PlanRevision | None = None
+    ) -> Reply[Plan]:
+        if revision is not None:
+            summary = f"{summary}\n{revision.told()}"
         messages = prompts.plan_messages(goal, summary, tools)
         value, usage = await self._ask_repairing(messages, "plan", schemas.plan_schema(strict=self._strict), parse_plan)
         return Reply(value if value is not None else fallback_plan(goal, summary), usage)

@@ -16,6 +16,7 @@ from contracts import (
     ActionProposal,
     GoalInterpretation,
     Plan,
+    PlanRevision,
     ProposeActionInput,
     ProposeActionResult,
     ToolSpec,
@@ -36,9 +37,18 @@ class ScriptedProvider:
         script = await self._script()
         return Reply(script.goal, _usage(goal, script.goal.model_dump_json(), started))
 
-    async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]) -> Reply[Plan]:
+    async def draft_plan(
+        self, goal: str, summary: str, tools: list[ToolSpec], revision: PlanRevision | None = None
+    ) -> Reply[Plan]:
         started = time.perf_counter()
-        plan = (await self._script()).as_plan()
+        script = await self._script()
+        plan = script.as_plan()
+        if revision is not None:
+            # A script has one revised plan, its `replan:`: plan v2.
+            revised = script.revised_plan() if revision.version == 2 else None
+            if revised is None:
+                raise ScriptError(f"{self._path}: the script has no plan v{revision.version} (`replan:` is v2)")
+            plan, summary = revised, summary + revision.told()
         return Reply(plan, _usage(goal + summary, plan.model_dump_json(), started))
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:

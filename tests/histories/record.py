@@ -120,6 +120,16 @@ async def main() -> None:
                         # write executed and checked in one activity (fused-steps).
                         fused = build_request(load_task("bugfix-median"), "durable")
                         await record(env.client, "fused_steps", fused)
+                        # Recorded after a plan's independent tasks could run at once as child
+                        # workflows, merged back (RunRequest.parallel_subtasks): the parent's history.
+                        independent = build_request(load_task("independent-parts"), "durable", parallel_subtasks=True)
+                        await record(env.client, "parallel_subtasks", independent)
+                        if not WANTED or "parallel_subtasks" in WANTED:
+                            # And one of its children: a subtask's run, in its worktree.
+                            child = env.client.get_workflow_handle(f"{independent.run_id}.v1.slug")
+                            kept = await child.fetch_history()
+                            (HERE / "parallel_subtask_child.json").write_text(kept.to_json())
+                            stored.keep(json.loads(kept.to_json()))
                         # Recorded after a run could be a fork of another after its step K
                         # (`starter fork`): the wrong fix, live from step 2 of a right one.
                         if not WANTED or "forked" in WANTED:

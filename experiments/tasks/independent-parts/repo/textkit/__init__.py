@@ -1,0 +1,3 @@
+"""Small text helpers."""
+
+__all__: list[str] = []

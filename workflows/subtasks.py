@@ -1,0 +1,226 @@
+"""A plan run as parallel subtasks (RunRequest.parallel_subtasks): the tasks whose dependencies
+are merged run at once, each a child run in its own git worktree with its own budget
+(workflows.subtask_run); their work merges back in the plan's dependency order; then the next
+ready tasks, until none is left.
+
+    DELEGATING (children run) -> MERGING (in dependency order) -> DELEGATING ... -> ACCEPTING
+                                    \\-> REPLANNING (a child out of budget or that gave up, or
+                                         work that did not merge: plan vN -> vN+1) -> DELEGATING
+
+A revision is fed the reason and the tasks done; the revised plan is the rest of the work. It is
+a verified transition: the plan validates as a DAG, none of its tasks is one already merged, and
+the ledger records `plan_revised` with both versions and the reason.
+
+Children start with ids derived from the parent's (`RUN.vN.TASK`), which the Web UI shows as the
+parent's children. Workflow code: deterministic, no I/O.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.model_calls import draft_plan
+    from activities.subtasks import merge_subtask
+    from agent.budget import Spent, exhausted, for_subtask
+    from contracts import (
+        DraftPlanInput,
+        MergeSubtaskInput,
+        Plan,
+        PlanRevision,
+        PlanTask,
+        RunRequest,
+        RunResult,
+        RunState,
+        SubtaskOrigin,
+        Usage,
+    )
+    from contracts.errors import MergeConflict
+    from contracts.ledger import LedgerEntry
+    from workflows import activity_options as options
+    from workflows import calls, visibility
+    from workflows.outcome import NOT_COMPLETED
+    from workflows.run import Run
+
+S = RunState
+
+
+async def run_in_parallel(run: Run) -> str | None:
+    """None once every task's work is merged (the goal's acceptance comes next); else why the
+    run ended (it has moved to its end)."""
+    snapshot, budget = run.snapshot, run.request.budget
+    while True:
+        plan = snapshot.plan.tasks if snapshot.plan else []
+        remaining = [task for task in plan if task.id not in snapshot.merged_tasks]
+        if not remaining:
+            return None
+        spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at))
+        if reason := exhausted(budget, spent, Spent(0, Usage(), 0.0), budget.max_steps_per_task):
+            run.move(S.BUDGET_EXHAUSTED)
+            return f"{reason} after {snapshot.step} steps, before tasks {', '.join(t.id for t in remaining)}"
+        ready = [task for task in remaining if set(task.depends_on) <= set(snapshot.merged_tasks)]
+        if not ready:
+            # Not in a plan that validated (a DAG, its done tasks merged): said, never looped on.
+            run.move(S.FAILED)
+            return f"no task of plan v{snapshot.plan_version} can start: {', '.join(t.id for t in remaining)}"
+        run.move(S.DELEGATING)
+        ended = await asyncio.gather(*(_child(run, task, spent) for task in ready))
+        run.move(S.MERGING)
+        failures = await _merge(run, ready, ended)
+        if not failures:
+            continue
+        why = "; ".join(failures)
+        if snapshot.plan_version > budget.max_plan_revisions:
+            out_of_budget = any(result.outcome == S.BUDGET_EXHAUSTED for result in ended)
+            run.move(S.BUDGET_EXHAUSTED if out_of_budget else S.FAILED)
+            return f"{why} (plan v{snapshot.plan_version}, no revision left)"
+        if (refused := await _revise(run, why)) is not None:
+            return refused
+
+
+def subtask_run_id(run_id: str, version: int, task_id: str) -> str:
+    return f"{run_id}.v{version}.{task_id}"
+
+
+async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
+    """The task's child run to its end, whatever its outcome."""
+    request, snapshot = run.request, run.snapshot
+    # From the request's run id, not the workflow's (the same, but a replay names it otherwise).
+    child_id = subtask_run_id(request.run_id, snapshot.plan_version, task.id)
+    origin = SubtaskOrigin(
+        parent_run_id=run.run_id,
+        parent_workspace=snapshot.workspace,
+        checkpoint=snapshot.checkpoint,
+        task=task,
+        plan_version=snapshot.plan_version,
+        workspace_files=snapshot.workspace_files,
+    )
+    child = request.model_copy(
+        update={
+            "run_id": child_id,
+            # Its workspace is its own; the world it acts on (services, a tenant) is the parent's.
+            "trial_id": request.world_id,
+            "budget": for_subtask(request.budget, spent, task.max_steps or request.budget.max_steps_per_task),
+            "parallel_subtasks": False,
+            "subtask": origin,
+            "resume": None,
+            "fork": None,
+        }
+    )
+    try:
+        return await workflow.execute_child_workflow(
+            "AgentRunWorkflow",
+            child,
+            id=child_id,
+            result_type=RunResult,
+            search_attributes=_searchable(request),
+            static_summary=f"subtask {task.id} of {run.run_id} (plan v{snapshot.plan_version})",
+        )
+    except ChildWorkflowError as error:
+        return _not_completed(child, error)
+
+
+def _searchable(request: RunRequest) -> TypedSearchAttributes | None:
+    if not request.search_attributes:
+        return None
+    return TypedSearchAttributes(
+        [SearchAttributePair(visibility.RUNTIME, "durable"), SearchAttributePair(visibility.TASK, request.task_id)]
+    )
+
+
+def _not_completed(child: RunRequest, error: ChildWorkflowError) -> RunResult:
+    """The RunResult a child that did not complete failed with (workflows.outcome); a child
+    that failed otherwise (terminated, a bug) is a FAILED subtask."""
+    cause = error.cause
+    if isinstance(cause, ApplicationError) and cause.type == NOT_COMPLETED and cause.details:
+        return RunResult.model_validate(cause.details[0])
+    return RunResult(
+        run_id=child.run_id, runtime="durable", task_id=child.task_id, outcome=S.FAILED, reason=str(cause or error)
+    )
+
+
+async def _merge(run: Run, ready: list[PlanTask], ended: list[RunResult]) -> list[str]:
+    """Each completed child's work merged, in the plan's order (a dependency order); what the
+    run's plan must be revised for: children that did not complete, work that did not merge."""
+    snapshot = run.snapshot
+    version = snapshot.plan_version
+    failures: list[str] = []
+    events: list[LedgerEntry] = []
+    for task, result in zip(ready, ended, strict=True):
+        snapshot.step += len(result.steps)
+        snapshot.steps.extend(result.steps)
+        snapshot.usage += result.usage
+        snapshot.wasted += result.wasted
+        where = f"plan-v{version}/{task.id}"
+        events.append(
+            run.entries.entry(
+                "subtask_finished",
+                workflow.now(),
+                where=where,
+                task=task.id,
+                subtask=result.run_id,
+                outcome=result.outcome.value,
+                reason=result.reason,
+                steps=len(result.steps),
+                usage=result.usage,
+            )
+        )
+        if result.outcome != S.COMPLETED:
+            failures.append(f"task {task.id} ended {result.outcome.value}: {result.reason}")
+            continue
+        merging = MergeSubtaskInput(
+            workspace=snapshot.workspace, commit=result.checkpoint, subtask_run_id=result.run_id, task_id=task.id
+        )
+        try:
+            merged = await calls.call(merge_subtask, merging, options.PREPARE, f"merge task {task.id}")
+        except ActivityError as error:
+            cause = error.cause
+            if not (isinstance(cause, ApplicationError) and cause.type == MergeConflict.__name__):
+                raise
+            failures.append(f"task {task.id}'s work does not merge: {cause.message}")
+            events.append(run.entries.entry("merge_conflict", workflow.now(), where=where, reason=cause.message))
+            continue
+        snapshot.checkpoint = merged.checkpoint
+        snapshot.merged_tasks.append(task.id)
+        events.append(run.entries.entry("subtask_merged", workflow.now(), where=where, checkpoint=merged.checkpoint))
+    await calls.append_to_ledger(run, events)
+    return failures
+
+
+async def _revise(run: Run, reason: str) -> str | None:
+    """Plan vN -> vN+1 for the rest of the work; None once the revised plan is verified and
+    recorded, else why the run ended."""
+    request, snapshot = run.request, run.snapshot
+    version = snapshot.plan_version
+    run.move(S.REPLANNING)
+    goal_spec = snapshot.goal_spec
+    if goal_spec is None:
+        raise ApplicationError("a plan is revised only after the goal is compiled", non_retryable=True)
+    revision = PlanRevision(version=version + 1, reason=reason, done=list(snapshot.merged_tasks))
+    asked = DraftPlanInput(provider=request.provider, goal_spec=goal_spec, revision=revision)
+    planned = await calls.call(draft_plan, asked, options.MODEL, f"revise the plan: v{version} -> v{version + 1}")
+    snapshot.usage += planned.usage + planned.failed_attempts
+    snapshot.wasted += planned.failed_attempts
+    redone = sorted({task.id for task in planned.plan.tasks} & set(snapshot.merged_tasks))
+    if redone:
+        run.move(S.FAILED)
+        return f"plan v{version + 1} has tasks already done ({', '.join(redone)}): refused"
+    snapshot.plan = Plan(tasks=planned.plan.topological_order())
+    snapshot.plan_version = version + 1
+    revised = run.entries.entry(
+        "plan_revised",
+        workflow.now(),
+        where=f"plan-v{version + 1}",
+        from_version=version,
+        to_version=version + 1,
+        reason=reason,
+        done=list(snapshot.merged_tasks),
+        plan=planned.plan,
+        usage=planned.usage,
+    )
+    await calls.append_to_ledger(run, [revised])
+    return None
