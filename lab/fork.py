@@ -46,6 +46,11 @@ async def fork_request(client: Client, parent_id: str, from_step: int, provider:
     if described.status == WorkflowExecutionStatus.RUNNING:
         raise StarterError(f"run {parent_id!r} is still going: fork it once it has ended")
     parent = await _request_of(client, parent_id)
+    if parent.parallel_subtasks or parent.subtask is not None:
+        raise StarterError(
+            f"run {parent_id!r} ran its plan's tasks as child runs (--parallel-subtasks): its steps are its "
+            "children's, and forking such a run is not supported; fork a child, or a run made task by task"
+        )
     final = await handle.query(AgentRunWorkflow.progress)
     if not 0 <= from_step <= len(final.steps):
         raise StarterError(

@@ -20,8 +20,9 @@ from agent import checkpoints
 from agent.ledger.read import read_events
 from agent.ledger.store import ledger_path
 from contracts import FileContains, LedgerEvent, ProviderConfig, RunBudget, RunRequest, RunResult, RunState
-from contracts.errors import ScriptInvalid
+from contracts.errors import ScriptInvalid, StarterError
 from contracts.script import parse_script
+from lab.fork import fork_request
 from tests.runs import execute_run
 from tests.test_cli import assert_one_line_error, starter
 from worker import build_worker
@@ -194,3 +195,13 @@ def test_a_script_revised_plan_may_not_reuse_the_first_plans_task_ids() -> None:
 def test_parallel_subtasks_are_refused_for_the_baseline_in_one_line() -> None:
     result = starter("run", "--runtime", "baseline", "--parallel-subtasks", "--task", "independent-parts")
     assert_one_line_error(result, "--parallel-subtasks", "--runtime durable")
+
+
+async def test_a_run_of_parallel_subtasks_is_not_forked(client: Client, task_queue: str, tmp_path: Path) -> None:
+    """Its steps are its children's: `starter fork` says so in one line instead."""
+    request = parallel_request(tmp_path, [writes("a", "a.txt", "alpha")])
+    async with build_worker(client, task_queue):
+        result = await execute_run(client, request, task_queue)
+        assert result.outcome == RunState.COMPLETED, result.reason
+        with pytest.raises(StarterError, match=r"ran its plan's tasks as child runs \(--parallel-subtasks\)"):
+            await fork_request(client, request.run_id, 1, None)
