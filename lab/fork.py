@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable
 from pathlib import Path
 
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent import checkpoints, ops_world
-from agent.ledger import ledger_path, read_events
 from contracts import ForkOrigin, ProviderConfig, RunRequest, RunSnapshot, RunState, StepRecord, Turn, Usage
-from contracts.errors import LedgerCorrupt, StarterError
+from contracts.errors import StarterError
+from lab.run_ledger import read_ledger
 from settings import project_path
 from workflows import AgentRunWorkflow
 
@@ -92,10 +91,7 @@ async def _request_of(client: Client, run_id: str) -> RunRequest:
 
 def checkpoint_after(run_id: str, step: int) -> str:
     """The run's checkpoint once step `step` was closed, from its ledger."""
-    try:
-        events = read_events(ledger_path(run_id))
-    except (OSError, LedgerCorrupt) as error:
-        raise StarterError(f"run {run_id!r}'s ledger cannot be read ({error}): its checkpoints are not known") from None
+    events = read_ledger(run_id)
     found: str | None = None
     for event in events:
         at = event.payload.get("checkpoint")
@@ -151,9 +147,9 @@ def snapshot_after(final: RunSnapshot, k: int, task_ended: bool) -> RunSnapshot:
         plan=final.plan,
         steps=steps,
         turns=_turns(final, in_task),
-        usage=_sum(step.usage for step in steps),
-        task_usage=_sum(step.usage for step in in_task),
-        wasted=_sum(step.usage for step in steps if step.outcome == "rejected"),
+        usage=sum((step.usage for step in steps), Usage()),
+        task_usage=sum((step.usage for step in in_task), Usage()),
+        wasted=sum((step.usage for step in steps if step.outcome == "rejected"), Usage()),
         approvals=[approval for approval in final.approvals if approval.step <= k],
         executed=[call for call in final.executed if call.step <= k],
         workspace_files=final.workspace_files,
@@ -171,13 +167,6 @@ def _turns(final: RunSnapshot, steps: list[StepRecord]) -> list[Turn]:
 def _turn(step: StepRecord) -> Turn:
     said = step.reason or "; ".join(filter(None, [step.result, step.postconditions])) or step.outcome
     return Turn(step=step.step, proposal=step.proposal, outcome=step.outcome, feedback=said)
-
-
-def _sum(usages: Iterable[Usage]) -> Usage:
-    total = Usage()
-    for usage in usages:
-        total += usage
-    return total
 
 
 __all__ = ["checkpoint_after", "fork_request", "snapshot_after"]

@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.ledger import ledger_path, read_events
 from contracts import ActionProposal, LedgerEvent
-from contracts.errors import LedgerCorrupt, StarterError
+from contracts.errors import StarterError
+from lab.run_ledger import read_ledger
 
 # A fork of a fork of ...: a bound on the walk, so a ledger naming itself cannot loop.
 _MAX_ANCESTORS = 100
@@ -57,7 +57,7 @@ def read_run(run_id: str) -> RunRecord:
     """A run's steps and end, from its ledger and, for a fork, its ancestors'. StarterError
     (one line) for a run with no readable ledger."""
     record = RunRecord(run_id)
-    own = _events(run_id)
+    own = read_ledger(run_id)
     steps: dict[int, DiffStep] = {}
     forked = next((event for event in own if event.type == "forked"), None)
     depth = 0
@@ -67,7 +67,7 @@ def read_run(run_id: str) -> RunRecord:
         depth += 1
         if depth > _MAX_ANCESTORS:
             raise StarterError(f"run {run_id!r}: its forks go back more than {_MAX_ANCESTORS} runs")
-        events = _events(parent)
+        events = read_ledger(parent)
         for step in _steps(events):
             if step.step <= from_step:
                 steps.setdefault(step.step, step)
@@ -96,16 +96,6 @@ def diff_runs(a: RunRecord, b: RunRecord) -> RunDiff:
             first = (left or right).step  # type: ignore[union-attr]
             break
     return RunDiff(a, b, first, _differing_files(Path(a.workspace), Path(b.workspace)))
-
-
-def _events(run_id: str) -> list[LedgerEvent]:
-    path = ledger_path(run_id)
-    if not path.is_file():
-        raise StarterError(f"no run {run_id!r}: no ledger at {path}")
-    try:
-        return read_events(path)
-    except (OSError, LedgerCorrupt, ValueError) as error:
-        raise StarterError(f"run {run_id!r}: its ledger cannot be read ({error})") from None
 
 
 def _steps(events: list[LedgerEvent]) -> list[DiffStep]:

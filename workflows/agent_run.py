@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows import calls, visibility
     from workflows.approval_wait import awaited
     from workflows.fork_start import start_fork
+    from workflows.ledger_entries import about_run
     from workflows.outcome import not_completed
     from workflows.patches import DRAFT_PLAN_ACTIVITY, NOT_COMPLETED_FAILS
     from workflows.run import Run
@@ -184,17 +185,7 @@ async def _start(run: Run) -> None:
     await calls.append_to_ledger(
         run,
         [
-            entry(
-                "run_started",
-                now,
-                task=request.task_id,
-                runtime=request.runtime,
-                goal=request.goal,
-                workspace=snapshot.workspace,
-                checkpoint=snapshot.checkpoint,
-                # Which model, which weights (a local file's sha256), which seed: no secret.
-                provider=request.provider,
-            ),
+            entry("run_started", now, **about_run(request, snapshot), goal=request.goal),
             entry("goal_compiled", now, goal_spec=compiled.goal_spec, usage=compiled.usage),
             entry("plan_drafted", now, plan=planned.plan, usage=planned.usage),
         ],

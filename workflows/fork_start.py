@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import PrepareForkInput
     from workflows import activity_options as options
     from workflows import calls
+    from workflows.ledger_entries import about_run
     from workflows.run import Run
 
 
@@ -37,15 +38,6 @@ async def start_fork(run: Run) -> None:
     prepared = await calls.call(prepare_fork, asked, options.PREPARE, summary)
     snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = prepared.path, prepared.checkpoint, prepared.sandbox
     snapshot.conversation = prepared.conversation
-    forked = run.entries.entry(
-        "forked",
-        now,
-        parent=origin.parent_run_id,
-        from_step=origin.from_step,
-        checkpoint=origin.checkpoint,
-        task=request.task_id,
-        runtime=request.runtime,
-        workspace=snapshot.workspace,
-        provider=request.provider,
-    )
+    about = about_run(request, snapshot)  # its checkpoint: the parent's after step K, restored
+    forked = run.entries.entry("forked", now, **about, parent=origin.parent_run_id, from_step=origin.from_step)
     await calls.append_to_ledger(run, [forked])

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, JsonValue
 
+from contracts import RunRequest, RunSnapshot
 from contracts.ledger import EventType, LedgerEntry
 
 
@@ -38,3 +39,15 @@ class EntryMaker:
 
 def _json(value: JsonValue | BaseModel) -> JsonValue:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+
+
+def about_run(request: RunRequest, snapshot: RunSnapshot) -> dict[str, JsonValue | BaseModel]:
+    """What a run's opening event (run_started, forked) says of it: its task and runtime, where
+    it works and from which checkpoint, and which model, weights and seed (no secret)."""
+    return {
+        "task": request.task_id,
+        "runtime": request.runtime,
+        "workspace": snapshot.workspace,
+        "checkpoint": snapshot.checkpoint,
+        "provider": request.provider,
+    }

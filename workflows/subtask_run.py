@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import Plan, PrepareSubtaskInput, RunState
     from workflows import activity_options as options
     from workflows import calls
+    from workflows.ledger_entries import about_run
     from workflows.run import Run
     from workflows.task_steps import run_task
 
@@ -49,12 +50,8 @@ async def run_subtask(run: Run) -> str:
         started = run.entries.entry(
             "run_started",
             now,
-            task=request.task_id,
-            runtime=request.runtime,
+            **about_run(request, snapshot),
             goal=request.goal,
-            workspace=snapshot.workspace,
-            checkpoint=snapshot.checkpoint,
-            provider=request.provider,
             parent=origin.parent_run_id,
             plan_task=origin.task.id,
             plan_version=origin.plan_version,
