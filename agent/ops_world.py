@@ -4,6 +4,8 @@ postconditions are judged.
 
     seed_world    WorkspaceError    no service configured, a bad URL, a seed file or seed the service refuses
                   ToolUnavailable   the service did not answer (retryable: seeding is idempotent)
+    fork_world    WorkspaceError    no service configured, a parent never seeded, an effect it does not hold
+                  ToolUnavailable   the service did not answer (retryable: forking is idempotent)
     world_state   ToolError         no service configured, a refused request, an unreadable answer
                   ToolUnavailable   the service did not answer
 """
@@ -52,6 +54,37 @@ async def seed_world(seed: Path, world_id: str) -> None:
         raise ToolUnavailable(f"the operations service could not seed tenant {world_id!r}: {error_message(response)}")
     if not response.is_success:
         raise WorkspaceError(f"the operations service refused the seed in {seed}: {error_message(response)}")
+
+
+async def fork_world(parent_world_id: str, world_id: str, effect_keys: list[str]) -> None:
+    """Make the world a forked run starts in: its parent's world as it was when only the
+    effects made under `effect_keys` had happened (the service's `POST /fork`, which copies
+    them and makes nothing anew). A parent's world that lacks one of them is not the world the
+    parent's record describes, and the fork is refused rather than started in another."""
+    url = require_ops_url()
+    body = {"parent": parent_world_id, "keys": effect_keys}
+    try:
+        response = await ops_request(url, "POST", "/fork", world_id=world_id, body=body)
+    except ToolError as error:
+        raise WorkspaceError(str(error)) from None
+    if response.is_server_error:
+        raise ToolUnavailable(
+            f"the operations service could not fork tenant {parent_world_id!r}: {error_message(response)}"
+        )
+    if not response.is_success:
+        raise WorkspaceError(
+            f"the operations service refused to fork tenant {parent_world_id!r}: {error_message(response)}"
+        )
+    try:
+        answer = response.json()
+    except ValueError:
+        raise WorkspaceError("the operations service answered a fork with something other than JSON") from None
+    missing = answer.get("missing") if isinstance(answer, dict) else None
+    if missing:
+        raise WorkspaceError(
+            f"tenant {parent_world_id!r} holds no effect made under {', '.join(map(repr, missing))}, "
+            "which its run's ledger records: it is not the world the run acted on"
+        )
 
 
 async def world_state(world_id: str) -> dict[str, Any]:

@@ -56,7 +56,12 @@ async def prepare_workspace(request: PrepareWorkspaceInput) -> PrepareWorkspaceR
 async def prepare_fork(request: PrepareForkInput) -> PrepareForkResult:
     """A forked run's workspace, as its parent's was at the checkpoint it forks from, and its
     task's turns so far as the conversation its next proposal refers to. Raises
-    CheckpointError where the parent's checkpoints are gone."""
+    CheckpointError where the parent's checkpoints are gone; for a run on the operations
+    service, makes its world from its parent's (WorkspaceError, ToolUnavailable)."""
+    if request.parent_world_id is not None:
+        # Before the workspace, as in prepare_workspace: a fork that cannot have its world
+        # leaves no workspace behind.
+        await ops_world.fork_world(request.parent_world_id, request.world_id, request.effect_keys)
     path = workspace_path(request.world_id)
     await asyncio.to_thread(_make_owned_directory, path)
     await asyncio.to_thread(checkpoints.fork, project_path(request.parent_workspace), path, request.checkpoint)

@@ -46,6 +46,10 @@ class PrepareForkInput(BaseModel):
     parent_workspace: str
     checkpoint: str
     turns: list[Turn] = Field(default_factory=list)
+    # The parent's world and the effects of its steps 1..K, for a run on the operations
+    # service (ForkOrigin); None for a run that only worked in its workspace.
+    parent_world_id: str | None = None
+    effect_keys: list[str] = Field(default_factory=list)
 
 
 class PrepareForkResult(BaseModel):

@@ -102,6 +102,11 @@ class ForkOrigin(BaseModel):
     from_step: int = Field(ge=0)
     parent_workspace: str
     checkpoint: str = Field(pattern=r"^[0-9a-f]{40}$")
+    # For a run that acted on the operations service: its parent's world (tenant), and the
+    # idempotency keys of the effects the parent made in steps 1..from_step. The fork's world
+    # is the parent's seed with those effects copied in, none made again (POST /fork).
+    parent_world_id: str | None = None
+    effect_keys: list[str] = Field(default_factory=list)
 
 
 class SubtaskOrigin(BaseModel):

@@ -7,7 +7,10 @@ What the fork takes from the parent, and from where:
   the plan and its position in it, the task's turns so far, the calls already run (the
   repeated-action check), the approvals given, the usage of steps 1..K;
 - the checkpoint its workspace starts from, from the parent's ledger (the commit or rollback
-  that closed step K; the fork's own `forked` event for a fork of a fork).
+  that closed step K; the fork's own `forked` event for a fork of a fork);
+- for a run that acted on the operations service, the keys of the effects it made in steps
+  1..K, from its ledger's tool results: the service makes the fork's world from the parent's
+  with those effects copied in (experiments/ops_service/forks.py).
 """
 
 from __future__ import annotations
@@ -20,7 +23,18 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent import checkpoints, ops_world
-from contracts import ForkOrigin, ProviderConfig, RunRequest, RunSnapshot, RunState, StepRecord, Turn, Usage
+from agent.tools.registry import TOOLS
+from contracts import (
+    ForkOrigin,
+    ProviderConfig,
+    RunRequest,
+    RunSnapshot,
+    RunState,
+    StepRecord,
+    ToolResult,
+    Turn,
+    Usage,
+)
 from contracts.errors import StarterError
 from lab.run_ledger import read_ledger
 from settings import project_path
@@ -55,11 +69,6 @@ async def fork_request(client: Client, parent_id: str, from_step: int, provider:
         raise StarterError(
             f"run {parent_id!r} has steps 1..{len(final.steps)}: there is no step {from_step} to fork after"
         )
-    if ops_world.seed_file(project_path(parent.fixture_dir)) is not None:
-        raise StarterError(
-            f"run {parent_id!r} acted on the operations service ({parent.task_id}): a fork would need that world "
-            "as it was after its step, and the service keeps no snapshots of a world; fork coding tasks only"
-        )
     checkpoint = checkpoint_after(parent_id, from_step)
     # The ledger was read here, so this machine has the workers' data directory.
     if not checkpoints.repository(project_path(final.workspace)).is_dir():
@@ -69,6 +78,11 @@ async def fork_request(client: Client, parent_id: str, from_step: int, provider:
     origin = ForkOrigin(
         parent_run_id=parent_id, from_step=from_step, parent_workspace=final.workspace, checkpoint=checkpoint
     )
+    if ops_world.seed_file(project_path(parent.fixture_dir)) is not None:
+        # Its world as the parent left it after step K: made by the service from the parent's
+        # (workflows/fork_start.py), with the effects of steps 1..K copied, none made again.
+        origin.parent_world_id = parent.world_id
+        origin.effect_keys = effect_keys_through(parent_id, from_step)
     return parent.model_copy(
         update={
             "run_id": f"{parent_id}-k{from_step}-{uuid.uuid4().hex[:6]}",
@@ -108,6 +122,23 @@ def checkpoint_after(run_id: str, step: int) -> str:
     if found is None:
         raise StarterError(f"run {run_id!r}'s ledger names no checkpoint at or before step {step}")
     return found
+
+
+def effect_keys_through(run_id: str, step: int) -> list[str]:
+    """The idempotency keys of the external effects the run made in its steps 1..`step`, from
+    its ledger (a fork's steps before its own first are its parent's), in the order made."""
+    keys: list[str] = []
+    for event in read_ledger(run_id):
+        if event.type == "forked" and isinstance(parent := event.payload.get("parent"), str):
+            from_step = event.payload.get("from_step")
+            if isinstance(from_step, int):
+                keys += effect_keys_through(parent, min(step, from_step))
+        elif event.type == "tool_result" and event.step is not None and event.step <= step:
+            result = ToolResult.model_validate(event.payload.get("result"))
+            tool = TOOLS.get(result.tool)
+            if result.ok and result.idempotency_key and tool is not None and tool.external_effects:
+                keys.append(result.idempotency_key)
+    return list(dict.fromkeys(keys))
 
 
 def _steps_of_task_end(final: RunSnapshot, k: int) -> bool:
@@ -169,4 +200,4 @@ def _turn(step: StepRecord) -> Turn:
     return Turn(step=step.step, proposal=step.proposal, outcome=step.outcome, feedback=said)
 
 
-__all__ = ["checkpoint_after", "fork_request", "snapshot_after"]
+__all__ = ["checkpoint_after", "effect_keys_through", "fork_request", "snapshot_after"]

@@ -13,6 +13,7 @@ from lab.providers import ProviderChoice, provider_for
 from settings import in_project
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable
+from starter.ops_service import ops_service_for
 from starter.render import Printer
 from starter.run_command import EXIT_OK, EXIT_RUN_FAILED, judge
 from worker import build_worker
@@ -28,7 +29,9 @@ async def fork_command(
             request = await fork_request(connection.client, parent, from_step, None)
         task = load_task(request.task_id)
         serving = provider_for(choice, task) if choice is not None else contextlib.nullcontext(None)
-        async with serving as chosen:
+        # A run on the operations service: the fork's world is made from its parent's, in the
+        # service the parent ran against (the starter's own keeps every tenant).
+        async with serving as chosen, ops_service_for(task, printer):
             provider: ProviderConfig = chosen or request.provider
             if script is not None:
                 provider = ProviderConfig(kind="scripted", script_path=in_project(script), seed=provider.seed)
@@ -38,7 +41,7 @@ async def fork_command(
                 f"(no model call, no tool run); live from step {from_step + 1} with {_described(provider)}"
             )
             result, link = await run_durable(connection, request, printer)
-        judged, where = await judge(result, task, request)
+            judged, where = await judge(result, task, request)
     printer.finished(result, judged)
     if where:
         printer.line(f"  {where}")

@@ -33,11 +33,23 @@ async def start_fork(run: Run) -> None:
         parent_workspace=origin.parent_workspace,
         checkpoint=origin.checkpoint,
         turns=snapshot.turns,
+        parent_world_id=origin.parent_world_id,
+        effect_keys=origin.effect_keys,
     )
     summary = f"restore {origin.parent_run_id}'s checkpoint after step {origin.from_step}"
     prepared = await calls.call(prepare_fork, asked, options.PREPARE, summary)
     snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = prepared.path, prepared.checkpoint, prepared.sandbox
     snapshot.conversation = prepared.conversation
     about = about_run(request, snapshot)  # its checkpoint: the parent's after step K, restored
-    forked = run.entries.entry("forked", now, **about, parent=origin.parent_run_id, from_step=origin.from_step)
+    forked = run.entries.entry(
+        "forked",
+        now,
+        **about,
+        parent=origin.parent_run_id,
+        from_step=origin.from_step,
+        # Where its world came from, for a run on the operations service: the effects it holds
+        # are its parent's, copied, not its own.
+        parent_world=origin.parent_world_id,
+        effects_carried=origin.effect_keys if origin.parent_world_id is not None else None,
+    )
     await calls.append_to_ledger(run, [forked])

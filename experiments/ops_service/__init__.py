@@ -9,6 +9,8 @@ other's state. Creating requests carry `Idempotency-Key`: 201 the first time, 20
 same resource (header `Idempotent-Replayed: true`) after, 409 for the key with another body.
 
     POST /seed                              {orders, accounts, tickets}   201 seeded / 200 {seeded: false}
+    POST /fork                              {parent, keys}   201 forked / 200 {forked: false}; 404 parent
+                                            the parent's seed and its effects made under `keys`
     GET  /state                             the tenant's orders, refunds, tickets, accounts
     POST /refunds                           {order_id, amount_cents, reason}   404 order, 422 over refundable
     GET  /refunds?order_id=ID               GET /refunds/by-key/KEY (404 when absent)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from experiments.ops_service.errors import BadRequest
+from experiments.ops_service.idempotency import MAX_KEY_LENGTH
 
 PRIORITIES = ("low", "normal", "high", "urgent")
 ACCOUNT_STATUSES = ("active", "disabled")
@@ -60,6 +61,15 @@ class SeedTicket:
 
 
 @dataclass(frozen=True)
+class ForkRequest:
+    """A tenant made from `parent` as it was when only the effects made under `keys` had
+    happened: its seed, and those effects' rows."""
+
+    parent: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Seed:
     orders: tuple[SeedOrder, ...]
     accounts: tuple[SeedAccount, ...]
@@ -97,6 +107,16 @@ def seed(body: object) -> Seed:
     _unique([order.order_id for order in orders], "orders", "order_id")
     _unique([account.user for account in accounts], "accounts", "user")
     return Seed(orders=orders, accounts=accounts, tickets=tickets)
+
+
+def fork_request(body: object) -> ForkRequest:
+    fields = _object(body, "body", {"parent", "keys"})
+    keys = _list(fields, "keys")
+    for index, key in enumerate(keys):
+        if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY_LENGTH:
+            raise BadRequest(f"keys[{index}] must be an idempotency key: a string of 1 to {MAX_KEY_LENGTH} characters")
+    _unique([str(key) for key in keys], "keys", "key")
+    return ForkRequest(parent=_text(fields, "parent", limit=128), keys=tuple(str(key) for key in keys))
 
 
 def _seed_order(item: object, where: str) -> SeedOrder:

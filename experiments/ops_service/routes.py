@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from experiments.ops_service import accounts, bodies, payments, tenants, tickets
+from experiments.ops_service import accounts, bodies, forks, payments, tenants, tickets
 from experiments.ops_service.database import Database
 from experiments.ops_service.errors import BadRequest, NotAllowed, NotFound
 from experiments.ops_service.idempotency import require_key
@@ -65,6 +65,19 @@ def seed(database: Database, request: Request) -> Reply:
     with database.writing() as db:
         seeded = tenants.seed(db, tenant, data)
     return Reply(201 if seeded else 200, {"tenant": tenant, "seeded": seeded})
+
+
+def fork(database: Database, request: Request) -> Reply:
+    """A tenant made from another as of some of its effects (forks.py). `missing` names the
+    keys the parent holds no effect for: a caller that expected them all can tell."""
+    tenant, data = request.tenant(), bodies.fork_request(request.json())
+    if tenant == data.parent:
+        raise BadRequest("a tenant cannot be forked into itself: name a new tenant in X-Tenant")
+    with database.writing() as db:
+        forked, missing = forks.fork(db, tenant, data)
+    return Reply(
+        201 if forked else 200, {"tenant": tenant, "parent": data.parent, "forked": forked, "missing": missing}
+    )
 
 
 def state(database: Database, request: Request) -> Reply:
@@ -133,6 +146,7 @@ _SEGMENT = "([^/]+)"
 _ROUTES: tuple[tuple[str, str, Route], ...] = (
     ("GET", "/healthz", health),
     ("POST", "/seed", seed),
+    ("POST", "/fork", fork),
     ("GET", "/state", state),
     ("POST", "/refunds", create_refund),
     ("GET", "/refunds", list_refunds),
