@@ -17,6 +17,7 @@ from contracts.actions import (
 )
 from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
 from contracts.budget import RunBudget
+from contracts.counterfactual import CounterfactualRecord
 from contracts.envelopes import (
     AppendLedgerInput,
     AppendLedgerResult,
@@ -46,6 +47,7 @@ from contracts.envelopes import (
     VerifyProposalInput,
 )
 from contracts.experiment import (
+    CounterfactualSpec,
     ExperimentConfig,
     ExperimentRuntime,
     FaultKind,
@@ -89,6 +91,8 @@ __all__ = [
     "CommandExitCode",
     "CompileGoalInput",
     "CompileGoalResult",
+    "CounterfactualRecord",
+    "CounterfactualSpec",
     "Decision",
     "Deny",
     "DraftPlanInput",

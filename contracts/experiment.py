@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contracts.budget import RunBudget
+from contracts.counterfactual import CounterfactualRecord
 from contracts.postconditions import PostconditionResult
 from contracts.provider import NoiseConfig
 from contracts.usage import ModelCallTiming
@@ -93,6 +94,17 @@ class ProviderSpec(BaseModel):
         return self
 
 
+class CounterfactualSpec(BaseModel):
+    """Fork every durable trial after its step `from_step` once it has ended, and run the fork
+    live from step `from_step + 1` with `provider` (the scripted kind: each task's own script).
+    Forks run while the experiment's cluster holds the trials' histories and worlds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    from_step: int = Field(ge=0)
+    provider: ProviderSpec = Field(default_factory=ProviderSpec)
+
+
 class ExperimentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -111,6 +123,7 @@ class ExperimentConfig(BaseModel):
     scenarios: list[FaultScenario] = Field(default_factory=lambda: [FaultScenario(name="none")])
     concurrency: int = Field(default=1, ge=1, le=16)
     budget: RunBudget | None = None
+    counterfactual: CounterfactualSpec | None = None
 
     def runs(self, scenario: FaultScenario, runtime: ExperimentRuntime) -> bool:
         """Whether the experiment runs this scenario on this runtime: the scenario names it (or
@@ -131,7 +144,22 @@ class ExperimentConfig(BaseModel):
                 raise ValueError(
                     f"scenarios.{index}: no runtime among {', '.join(runtimes)} has the fault point {where!r}"
                 )
+        if self.counterfactual is not None:
+            self._counterfactual_coherent(self.counterfactual)
         return self
+
+    def _counterfactual_coherent(self, counterfactual: CounterfactualSpec) -> None:
+        if "durable" not in self.runtimes:
+            raise ValueError("counterfactual: only durable trials can be forked; add durable to `runtimes`")
+        theirs, ours = counterfactual.provider, self.provider
+        # One local model server runs for an experiment: a fork's local model is the trials'.
+        if theirs.kind == "local" and (ours.kind != "local" or theirs.model != ours.model):
+            raise ValueError(
+                "counterfactual.provider: a local model must be the experiment's own "
+                f"({ours.model or ours.kind}): one model server runs for an experiment"
+            )
+        if theirs.kind == "openai" and not theirs.model:
+            raise ValueError("counterfactual.provider: the openai kind needs a model")
 
 
 class TrialBehaviour(BaseModel):
@@ -197,6 +225,8 @@ class TrialRecord(BaseModel):
     invariants_unchecked: str = ""
     # An infrastructure failure (the lab, not the agent): counted as a failure, shown apart.
     infrastructure_error: str | None = None
+    # Its fork after step K, when the config asks for counterfactuals (a durable trial only).
+    counterfactual: CounterfactualRecord | None = None
 
     @property
     def tokens_useful(self) -> int:

@@ -40,7 +40,8 @@ def load_config(path: Path) -> ExperimentConfig:
                 raise ConfigError(f"{path}: {field}: unknown task {task_id!r} (tasks: {known})")
             try:
                 task = load_task(task_id)
-                if config.provider.kind == "scripted":
+                forks_scripted = config.counterfactual is not None and config.counterfactual.provider.kind == "scripted"
+                if config.provider.kind == "scripted" or forks_scripted:
                     task.require_script()
             except TaskError as error:
                 raise ConfigError(f"{path}: {field}: {error}") from None

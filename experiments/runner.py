@@ -138,6 +138,7 @@ async def _run_trials(
     from experiments.harness import LabCluster
     from experiments.harness.pool import WorkerPool
     from experiments.trials import FaultBook, Lab, run_trial
+    from experiments.trials.counterfactual import counterfactual_provider
     from lab.llama_log import LlamaLog
     from lab.llama_server import keep_only_the_system_prompt, server_log_path, stopped_server
     from lab.providers import ProviderChoice, provider_for, with_experiment_settings
@@ -154,7 +155,14 @@ async def _run_trials(
         # Every process of the cluster (workers, baseline loops, this one) uses its service.
         os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
         faults = FaultBook(scratch / "faults.json")
-        lab = Lab(cluster=cluster, faults=faults, provider=provider, config=config, scratch=scratch)
+        lab = Lab(
+            cluster=cluster,
+            faults=faults,
+            provider=provider,
+            config=config,
+            scratch=scratch,
+            counterfactual_provider=counterfactual_provider(config, served),
+        )
         progress.status(f"starting {parallel + 1} workers")
         async with WorkerPool(cluster, size=parallel + 1, fault_plan=faults.path):
             progress.status("running trials")

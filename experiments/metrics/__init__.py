@@ -19,9 +19,11 @@ field of `ExperimentResults`. The counting rules, in one place:
     model_calls.py live and replayed calls, and a local server's timings of them, per runtime
     failures.py    what went wrong in failed trials, by kind, per runtime
     invariants.py  the lab's invariants over the durable trials, listed apart (not in success)
+    counterfactual.py  each durable trial beside its fork after step K, per task and scenario
 """
 
 from experiments.metrics.aggregate import summarize
+from experiments.metrics.counterfactual import CounterfactualMetrics, fork_succeeded
 from experiments.metrics.counting import counts_as_success
 from experiments.metrics.intervals import SuccessRate, success_rate, wilson_interval
 from experiments.metrics.pass_hat import PassHat, pass_hat_curve, pass_hat_k
@@ -39,6 +41,7 @@ from experiments.metrics.results import (
 __all__ = [
     "ALL_SCENARIOS",
     "ArmMetrics",
+    "CounterfactualMetrics",
     "ExperimentResults",
     "FaultKindMetrics",
     "InfrastructureFailure",
@@ -48,6 +51,7 @@ __all__ = [
     "SuccessRate",
     "TaskMetrics",
     "counts_as_success",
+    "fork_succeeded",
     "pass_hat_curve",
     "pass_hat_k",
     "success_rate",

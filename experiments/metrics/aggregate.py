@@ -8,6 +8,7 @@ import statistics
 from collections.abc import Callable, Iterable
 
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
+from experiments.metrics.counterfactual import counterfactual_metrics
 from experiments.metrics.counting import counts_as_success
 from experiments.metrics.failures import failure_kinds
 from experiments.metrics.intervals import success_rate
@@ -83,6 +84,7 @@ def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None)
         failures=failure_kinds(trials, runtimes),
         invariants_checked=checked,
         invariant_findings=findings,
+        counterfactuals=counterfactual_metrics(trials),
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from contracts.experiment import FaultKind
+from experiments.metrics.counterfactual import CounterfactualMetrics
 from experiments.metrics.failures import FailureKinds
 from experiments.metrics.intervals import SuccessRate
 from experiments.metrics.model_calls import ModelCallMetrics
@@ -105,6 +106,9 @@ class ExperimentResults(BaseModel):
     # checked, and every violation found (0 and empty in results written before they were).
     invariants_checked: int = 0
     invariant_findings: list[InvariantFinding] = Field(default_factory=list)
+    # Each durable trial beside its fork after step K, per task and scenario, when the config
+    # asked for counterfactuals (empty otherwise).
+    counterfactuals: list[CounterfactualMetrics] = Field(default_factory=list)
 
     @property
     def max_k(self) -> int:

@@ -15,6 +15,7 @@ computed from `trials.jsonl` alone.
     summary.py     the main tables as plain text, which `experiment report` prints
     cells.py       how a figure is written in a table cell, the same in both
     invariants.py  the section on the lab's invariants over the durable trials
+    counterfactual.py  the section on counterfactuals: each durable trial beside its fork
 """
 
 from experiments.report.document import ResultsDocument, latest_report, read_results

@@ -3,17 +3,21 @@ to trust it (threats to validity)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import yaml
 
-from contracts.experiment import FaultKind, FaultScenario
+from contracts.experiment import FaultKind, FaultScenario, TrialRecord
 from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
+from experiments.report.counterfactual import counterfactual_section
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
 from experiments.report.invariants import invariants_section
 
 
-def markdown_report(document: ResultsDocument) -> str:
+def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = ()) -> str:
+    """`trials`: the records, for the sections that list trial by trial (counterfactuals)."""
     config, results = document.config, document.results
     sections = [
         f"# Experiment `{config.name}`: {document.experiment_id}",
@@ -61,6 +65,14 @@ def markdown_report(document: ResultsDocument) -> str:
         ),
         "### Invariants over the durable trials",
         invariants_section(results, _markdown_table),
+        *(
+            [
+                "### Counterfactuals: each durable trial forked after a step",
+                counterfactual_section(config.counterfactual, results, trials, _markdown_table),
+            ]
+            if config.counterfactual is not None
+            else []
+        ),
         "### Invalid trials",
         _markdown_table(
             ["trial", "task", "scenario", "runtime", "index", "reason"],

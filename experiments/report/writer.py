@@ -63,6 +63,6 @@ def rewrite_report(directory: Path) -> Path:
 def _write_document(directory: Path, document: ResultsDocument, records: list[TrialRecord]) -> Path:
     # report.md first: the tables stand even if a plot cannot be drawn.
     path = directory / REPORT_MD
-    path.write_text(markdown_report(document), encoding="utf-8")
+    path.write_text(markdown_report(document, records), encoding="utf-8")
     write_plots(directory, document.results, records)
     return path

@@ -10,6 +10,7 @@ Durable: a workflow on the cluster's dev server, run by worker processes that fa
     durable_trial.py   the durable run: a workflow, approved by the experiment, a server restart
     baseline_trial.py  the baseline run: a process of its own, run again when killed
     outcome.py         what either run gives back to be measured
+    counterfactual.py  a durable trial forked after step K, live from there with another provider
     run.py             `run_trial`: one trial, start to end, judged and measured
 """
 

@@ -12,6 +12,7 @@ from agent.postconditions import check
 from contracts.experiment import FaultKind, TrialRecord
 from experiments.measure import behaviour, duplicate_effects, unsafe_actions_executed, verifier_rejections
 from experiments.trials.baseline_trial import run_baseline
+from experiments.trials.counterfactual import fork_trial
 from experiments.trials.durable_trial import durable_recovery, run_durable
 from experiments.trials.fault_plan import faults_fired, plan_fault
 from experiments.trials.invariants import trial_invariants
@@ -53,7 +54,11 @@ async def run_trial(spec: TrialSpec, lab: Lab) -> TrialRecord:
             }
         )
     record = record.model_copy(update={"wall_time_s": time.monotonic() - started, "run_ids": outcome.run_ids})
-    return await _measure(record, spec, lab, outcome, fault_index)
+    record = await _measure(record, spec, lab, outcome, fault_index)
+    if lab.config.counterfactual is not None and spec.runtime == "durable":
+        # After the trial is measured: its figures are its own, the fork's apart.
+        record = record.model_copy(update={"counterfactual": await fork_trial(spec, lab, outcome.result.run_id)})
+    return record
 
 
 async def _measure(

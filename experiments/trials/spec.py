@@ -39,6 +39,8 @@ class Lab:
     provider: ProviderConfig
     config: ExperimentConfig
     scratch: Path
+    # The provider a trial's fork runs with, when the config asks for counterfactuals.
+    counterfactual_provider: ProviderConfig | None = None
 
 
 def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
