@@ -47,6 +47,7 @@ from contracts.envelopes import (
     VerifyProposalInput,
 )
 from contracts.experiment import (
+    CounterfactualConfig,
     CounterfactualSpec,
     ExperimentConfig,
     ExperimentRuntime,
@@ -91,6 +92,7 @@ __all__ = [
     "CommandExitCode",
     "CompileGoalInput",
     "CompileGoalResult",
+    "CounterfactualConfig",
     "CounterfactualRecord",
     "CounterfactualSpec",
     "Decision",

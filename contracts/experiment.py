@@ -104,6 +104,27 @@ class CounterfactualSpec(BaseModel):
     from_step: int = Field(ge=0)
     provider: ProviderSpec = Field(default_factory=ProviderSpec)
 
+    @model_validator(mode="after")
+    def _provider_complete(self) -> CounterfactualSpec:
+        if self.provider.kind == "openai" and not self.provider.model:
+            raise ValueError("provider: the openai kind needs a model")
+        return self
+
+
+class CounterfactualConfig(BaseModel):
+    """Counterfactuals of an experiment recorded earlier: every durable trial of it forked after
+    step K and run on with another provider, from the histories and worlds its report directory
+    keeps (`record/`). `of`: the experiment's id, the path of its report directory, or a config
+    name (its latest experiment)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    description: str = ""
+    of: str = Field(min_length=1)
+    counterfactual: CounterfactualSpec
+    concurrency: int = Field(default=1, ge=1, le=16)
+
 
 class ExperimentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -151,15 +172,13 @@ class ExperimentConfig(BaseModel):
     def _counterfactual_coherent(self, counterfactual: CounterfactualSpec) -> None:
         if "durable" not in self.runtimes:
             raise ValueError("counterfactual: only durable trials can be forked; add durable to `runtimes`")
-        theirs, ours = counterfactual.provider, self.provider
-        # One local model server runs for an experiment: a fork's local model is the trials'.
-        if theirs.kind == "local" and (ours.kind != "local" or theirs.model != ours.model):
-            raise ValueError(
-                "counterfactual.provider: a local model must be the experiment's own "
-                f"({ours.model or ours.kind}): one model server runs for an experiment"
-            )
-        if theirs.kind == "openai" and not theirs.model:
-            raise ValueError("counterfactual.provider: the openai kind needs a model")
+
+    def forks_need_another_model(self) -> bool:
+        """Whether the counterfactual's provider is a local model other than the trials': one
+        model server runs while an experiment does, so its forks cannot have another."""
+        if self.counterfactual is None or self.counterfactual.provider.kind != "local":
+            return False
+        return self.provider.kind != "local" or self.counterfactual.provider.model != self.provider.model
 
 
 class TrialBehaviour(BaseModel):

@@ -9,20 +9,24 @@ import yaml
 from pydantic import ValidationError
 
 from contracts.errors import ConfigError, TaskError
-from contracts.experiment import ExperimentConfig
+from contracts.experiment import CounterfactualConfig, ExperimentConfig
 from contracts.problems import first_problem
 from lab.catalog import SPEC_FILE, TASKS_DIR, list_tasks, load_task
 
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 
 
-def load_config(path: Path) -> ExperimentConfig:
+def load_config(path: Path) -> ExperimentConfig | CounterfactualConfig:
+    """An experiment's config; or, for a config with `of:`, counterfactuals of an experiment
+    recorded earlier (what its forks run with; the experiment's own config is in its report)."""
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from None
+    if isinstance(raw, dict) and "of" in raw:
+        return _counterfactual_config(path, raw)
     if isinstance(raw, dict) and raw.get("tasks") == "all":
         raw["tasks"] = [task.spec.id for task in list_tasks()]
     try:
@@ -31,6 +35,12 @@ def load_config(path: Path) -> ExperimentConfig:
         raise ConfigError(f"{path}: {first_problem(error)}") from None
     if config.tags:
         config = _select_by_tags(path, config)
+    if config.forks_need_another_model():
+        raise ConfigError(
+            f"{path}: counterfactual.provider: a local model must be the experiment's own "
+            f"({config.provider.model or config.provider.kind}): one model server runs while an experiment does; "
+            "to fork its trials with another, run a counterfactual of the recorded experiment (`of:`)"
+        )
     for field, ids in [("tasks", config.tasks)] + [
         (f"scenarios.{index}.tasks", scenario.tasks or []) for index, scenario in enumerate(config.scenarios)
     ]:
@@ -46,6 +56,14 @@ def load_config(path: Path) -> ExperimentConfig:
             except TaskError as error:
                 raise ConfigError(f"{path}: {field}: {error}") from None
     return config
+
+
+def _counterfactual_config(path: Path, raw: dict[str, object]) -> CounterfactualConfig:
+    """A config with `of:`: counterfactuals of an experiment recorded earlier."""
+    try:
+        return CounterfactualConfig.model_validate(raw)
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {first_problem(error)}") from None
 
 
 def _select_by_tags(path: Path, config: ExperimentConfig) -> ExperimentConfig:

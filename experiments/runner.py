@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from contracts.errors import InfrastructureError
 from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
 from experiments.config_loader import ConfigError
+from experiments.record import keep_record
 from lab.catalog import load_task
 from settings import data_dir
 
@@ -62,8 +63,10 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
     """Run every trial, write the report, return its directory.
 
     The directory keeps the report and every trial recorded (`trials.jsonl`, appended as each
-    ends); `scratch/` (the cluster's database and logs, the fault book, the baseline's files,
-    megabytes) goes when the experiment ends, however it ends (a SIGKILL aside). When the lab
+    ends), and, for an experiment that ran to its end, the cluster's databases (`record/`: its
+    histories and worlds, which a counterfactual asked for later forks trials from); `scratch/`
+    (the databases as the cluster wrote them, its logs, the fault book, the baseline's files)
+    goes when the experiment ends, however it ends (a SIGKILL aside). When the lab
     itself failed (an infrastructure error in a trial, or an error that ended the experiment),
     the logs and the failed trials' files are kept first, under `logs/`, for a person to read.
     """
@@ -96,6 +99,9 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
             trials.sort(key=lambda record: order[record.trial_id])
             stopped = f"{broken}; {len(trials)} of {len(specs)} trials ran" if broken else ""
             write_report(directory, config, experiment_id, trials, started, datetime.now(UTC), stopped_early=stopped)
+            # The cluster has stopped: its histories and worlds are kept for counterfactuals
+            # asked for later (experiments/record.py).
+            await asyncio.to_thread(keep_record, scratch / "cluster", directory)
             progress.status("done")
         if lab_failed := [record.trial_id for record in trials if record.infrastructure_error]:
             _keep_logs(scratch, directory / LOGS_DIR, lab_failed)

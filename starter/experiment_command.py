@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from contracts.errors import ConfigError, StarterError
+from contracts.experiment import CounterfactualConfig
 from experiments.config_loader import CONFIGS_DIR, load_config
 from settings import PROJECT_ROOT
 
@@ -23,10 +24,16 @@ async def experiment_run(config_path: Path, concurrency: int | None) -> int:
         hint = "" if config_path.is_file() else f"; pass a config file, e.g. {_shipped_configs()}"
         raise StarterError(f"{error}{hint}") from None
     from experiments.report import render_summary
-    from experiments.runner import run_experiment
 
     try:
-        directory = await run_experiment(config, concurrency=concurrency)
+        if isinstance(config, CounterfactualConfig):
+            from experiments.counterfactual_runner import run_counterfactuals
+
+            directory = await run_counterfactuals(config, concurrency=concurrency)
+        else:
+            from experiments.runner import run_experiment
+
+            directory = await run_experiment(config, concurrency=concurrency)
     except ConfigError as error:
         raise StarterError(f"{config_path}: {error}") from None
     print()

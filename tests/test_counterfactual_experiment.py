@@ -10,15 +10,20 @@ experiment's own operations service. The baseline trial is not forked.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from contracts import NoiseConfig, RunBudget, TrialRecord
-from contracts.experiment import CounterfactualSpec, ExperimentConfig, FaultKind, FaultScenario
+from contracts.experiment import CounterfactualConfig, CounterfactualSpec, ExperimentConfig, FaultKind, FaultScenario
+from experiments.config_loader import ConfigError, load_config
+from experiments.counterfactual_runner import run_counterfactuals
 from experiments.metrics import CounterfactualMetrics
-from experiments.report import read_results
+from experiments.report import read_results, read_trials
 from experiments.runner import run_experiment
+from tests.test_cli import assert_one_line_error, starter
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -72,14 +77,49 @@ async def test_every_durable_trial_is_forked_after_step_k_and_compared(data_dir:
     report = (directory / "report.md").read_text()
     assert "### Counterfactuals: each durable trial forked after a step" in report
     assert f"`{fork.run_id}`" in report
+    assert (directory / "counterfactual.png").is_file()
+
+    # Later, from the record the experiment kept: the same trials forked after step 2 instead.
+    # The garbled trial's first two steps leave two of its four: not enough to finish.
+    record = directory / "record"
+    assert sorted(path.name for path in record.iterdir()) == ["ops.sqlite", "temporal.sqlite"]
+    kept = (record / "temporal.sqlite").read_bytes()
+    later = CounterfactualConfig(name="later", of=directory.name, counterfactual=CounterfactualSpec(from_step=2))
+    again = await run_counterfactuals(later)
+    assert read_results(again).forks_of == directory.name
+    forks = {t.scenario: t.counterfactual for t in read_trials(again / "trials.jsonl") if t.runtime == "durable"}
+    assert forks["none"] is not None and forks["none"].success and forks["none"].first_difference is None
+    assert forks["garbled"] is not None and forks["garbled"].outcome == "BUDGET_EXHAUSTED"
+    assert forks["garbled"].steps == 4 and forks["garbled"].live_model_calls == 2
+    [_, garbled_later] = read_results(again).results.counterfactuals
+    assert (garbled_later.from_step, garbled_later.fixed) == (2, 0)
+    assert f"Counterfactuals of experiment `{directory.name}`" in (again / "report.md").read_text()
+    assert (record / "temporal.sqlite").read_bytes() == kept  # forked from a copy
+
+    # A report directory without its record (an experiment from before records were kept).
+    unrecorded = directory.with_name("unrecorded-20261101-000000")
+    unrecorded.mkdir()
+    for name in ("results.json", "trials.jsonl"):
+        shutil.copy(directory / name, unrecorded / name)
+    with pytest.raises(ConfigError, match=r"^unrecorded-20261101-000000 kept no record of its runs"):
+        await run_counterfactuals(later.model_copy(update={"of": str(unrecorded)}))
 
 
-def test_a_counterfactual_needs_durable_trials_and_the_experiments_own_local_model() -> None:
+def test_a_counterfactual_needs_durable_trials_and_the_experiments_own_local_model(tmp_path: Path) -> None:
     base = {"name": "x", "tasks": ["rename-refactor"], "trials": 1}
     with pytest.raises(ValueError, match="only durable trials can be forked"):
         ExperimentConfig.model_validate(base | {"runtimes": ["baseline"], "counterfactual": {"from_step": 1}})
-    other_model = {"from_step": 1, "provider": {"kind": "local", "model": "qwen"}}
-    with pytest.raises(ValueError, match="a local model must be the experiment's own"):
-        ExperimentConfig.model_validate(base | {"runtimes": ["durable"], "counterfactual": other_model})
     with pytest.raises(ValueError, match="from_step"):
         ExperimentConfig.model_validate(base | {"runtimes": ["durable"], "counterfactual": {"from_step": -1}})
+    other_model = {"from_step": 1, "provider": {"kind": "local", "model": "qwen"}}
+    path = tmp_path / "other-model.yaml"
+    path.write_text(yaml.safe_dump(base | {"runtimes": ["durable"], "counterfactual": other_model}))
+    with pytest.raises(ConfigError, match="a local model must be the experiment's own"):
+        load_config(path)
+
+
+def test_counterfactuals_of_an_experiment_not_recorded_are_one_line(tmp_path: Path, data_dir: Path) -> None:
+    path = tmp_path / "later.yaml"
+    path.write_text(yaml.safe_dump({"name": "later", "of": "no-such-experiment", "counterfactual": {"from_step": 1}}))
+    assert isinstance(load_config(path), CounterfactualConfig)
+    assert_one_line_error(starter("experiment", "run", "--config", str(path)), "no recorded experiment")

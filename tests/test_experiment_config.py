@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from contracts.experiment import FaultKind
+from contracts.experiment import CounterfactualConfig, FaultKind
 from experiments.config_loader import CONFIGS_DIR, ConfigError, load_config
 from experiments.runner import plan_trials
 from tests.test_cli import assert_one_line_error, starter
@@ -26,6 +26,9 @@ def write(tmp_path: Path, config: dict[str, object]) -> Path:
 def test_the_shipped_configs_load(name: str) -> None:
     config = load_config(CONFIGS_DIR / f"{name}.yaml")
     assert config.name == name
+    if isinstance(config, CounterfactualConfig):  # forks of a recorded experiment: its trials
+        assert config.counterfactual.from_step >= 1
+        return
     # The real-model experiments run each trial at least five times (k >= 5), the scripted
     # core four; the others are a quick look (quickstart) or a per-call measurement.
     assert config.trials >= {"core": 4, "real": 5, "small": 5, "small-faults": 5}.get(name, 2)

@@ -18,7 +18,7 @@ computed from `trials.jsonl` alone.
     counterfactual.py  the section on counterfactuals: each durable trial beside its fork
 """
 
-from experiments.report.document import ResultsDocument, latest_report, read_results
+from experiments.report.document import ResultsDocument, latest_report, read_results, read_trials
 from experiments.report.markdown import describe_scenario
 from experiments.report.summary import render_summary
 from experiments.report.writer import rewrite_report, write_report
@@ -28,6 +28,7 @@ __all__ = [
     "describe_scenario",
     "latest_report",
     "read_results",
+    "read_trials",
     "render_summary",
     "rewrite_report",
     "write_report",

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from contracts.errors import ReportError
-from contracts.experiment import ExperimentConfig
+from contracts.experiment import ExperimentConfig, TrialRecord
 from experiments.metrics import ExperimentResults
 
 REPORT_MD = "report.md"
@@ -28,6 +28,9 @@ class ResultsDocument(BaseModel):
     # Why the experiment ended before its last trial (the lab broke: its model server went
     # away), or "" when every planned trial ran.
     stopped_early: str = ""
+    # For counterfactuals of an experiment recorded earlier: its id. The trials are its own; the
+    # forks (`TrialRecord.counterfactual`) were made here.
+    forks_of: str = ""
 
 
 def read_results(directory: Path) -> ResultsDocument:
@@ -38,6 +41,18 @@ def read_results(directory: Path) -> ResultsDocument:
         raise ReportError(f"{path}: cannot read: {error.strerror}") from None
     except ValidationError as error:
         raise ReportError(f"{path}: not a results file ({error.error_count()} problems)") from None
+
+
+def read_trials(path: Path) -> list[TrialRecord]:
+    """`trials.jsonl`: one TrialRecord a line. ReportError for a file that is not one."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        return [TrialRecord.model_validate_json(line) for line in lines if line.strip()]
+    except ValidationError as error:
+        raise ReportError(f"{path}: not a trials file ({error.error_count()} problems)") from None
 
 
 def latest_report(reports_dir: Path) -> Path | None:

@@ -27,6 +27,14 @@ def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = (
             if document.stopped_early
             else []
         ),
+        *(
+            [
+                f"**Counterfactuals of experiment `{document.forks_of}`**: its trials, recorded there, were forked "
+                "here from the histories and worlds it kept; every figure but the counterfactuals' is its own."
+            ]
+            if document.forks_of
+            else []
+        ),
         "## Method",
         _method(document),
         "## Configuration",

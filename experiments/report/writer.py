@@ -7,13 +7,17 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from contracts.errors import ReportError
 from contracts.experiment import ExperimentConfig, TrialRecord
 from experiments.metrics import summarize
 from experiments.plots import write_plots
-from experiments.report.document import REPORT_MD, RESULTS_JSON, TRIALS_JSONL, ResultsDocument, read_results
+from experiments.report.document import (
+    REPORT_MD,
+    RESULTS_JSON,
+    TRIALS_JSONL,
+    ResultsDocument,
+    read_results,
+    read_trials,
+)
 from experiments.report.markdown import markdown_report
 
 
@@ -26,9 +30,11 @@ def write_report(
     finished: datetime,
     *,
     stopped_early: str = "",
+    forks_of: str = "",
 ) -> Path:
     """Write the whole report directory; returns the path of `report.md`. `stopped_early`: why
-    the trials recorded are fewer than the config's."""
+    the trials recorded are fewer than the config's; `forks_of`: the experiment whose trials
+    these are, for counterfactuals of it made later."""
     directory.mkdir(parents=True, exist_ok=True)
     records = list(trials)
     (directory / TRIALS_JSONL).write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
@@ -39,6 +45,7 @@ def write_report(
         config=config,
         results=summarize(records, config),
         stopped_early=stopped_early,
+        forks_of=forks_of,
     )
     (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return _write_document(directory, document, records)
@@ -48,13 +55,7 @@ def rewrite_report(directory: Path) -> Path:
     """`report.md` and the plots again, from the raw files beside them (`results.json` for the
     configuration and times, `trials.jsonl` for the figures, recomputed)."""
     document = read_results(directory)
-    path = directory / document.trials_file
-    try:
-        records = [TrialRecord.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
-    except OSError as error:
-        raise ReportError(f"{path}: cannot read: {error.strerror}") from None
-    except ValidationError as error:
-        raise ReportError(f"{path}: not a trials file ({error.error_count()} problems)") from None
+    records = read_trials(directory / document.trials_file)
     document = document.model_copy(update={"results": summarize(records, document.config)})
     (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return _write_document(directory, document, records)

@@ -26,7 +26,8 @@ from contracts.experiment import ExperimentConfig
 from experiments.measure import duplicate_effects
 from experiments.trials.durable_trial import approve_what_waits
 from experiments.trials.invariants import trial_invariants
-from experiments.trials.spec import Lab, TrialSpec
+from experiments.trials.spec import Lab
+from lab.catalog import Task
 from lab.durable_start import start_durable_run
 from lab.fork import fork_request
 from lab.providers import ProviderChoice, with_experiment_settings
@@ -52,23 +53,25 @@ def counterfactual_provider(config: ExperimentConfig, served: ProviderConfig) ->
     return with_experiment_settings(ProviderConfig(kind="openai", model=choice.model, base_url=choice.base_url), spec)
 
 
-def fork_provider(spec: TrialSpec, lab: Lab) -> ProviderConfig:
+def fork_provider(task: Task, seed: int, lab: Lab) -> ProviderConfig:
     """The fork's provider, with the trial's seed; the scripted kind follows the task's script."""
     provider = lab.counterfactual_provider
     if provider is None:
         raise StarterError("the experiment has no counterfactual provider")
     if provider.kind == "scripted":
-        provider = provider.model_copy(update={"script_path": in_project(spec.task.require_script())})
-    return provider.model_copy(update={"seed": spec.seed, "noise": None})
+        provider = provider.model_copy(update={"script_path": in_project(task.require_script())})
+    return provider.model_copy(update={"seed": seed, "noise": None})
 
 
-async def fork_trial(spec: TrialSpec, lab: Lab, run_id: str) -> CounterfactualRecord:
+async def fork_trial(task: Task, seed: int, lab: Lab, run_id: str) -> CounterfactualRecord:
+    """Fork the trial's durable run `run_id` as `lab.config.counterfactual` says, run the fork
+    to its end and measure it. Never raises for the fork's sake: what went wrong is recorded."""
     counterfactual, client = lab.config.counterfactual, lab.cluster.client
     if counterfactual is None or client is None:
         raise StarterError("no counterfactual is configured, or the cluster has no client")
     record = CounterfactualRecord(from_step=counterfactual.from_step)
     try:
-        request = await fork_request(client, run_id, counterfactual.from_step, fork_provider(spec, lab))
+        request = await fork_request(client, run_id, counterfactual.from_step, fork_provider(task, seed, lab))
     except StarterError as error:  # fewer steps than K, checkpoints gone: said, not counted
         return record.model_copy(update={"not_forked": str(error)})
     record = record.model_copy(update={"forked": True, "run_id": request.run_id})
@@ -76,11 +79,11 @@ async def fork_trial(spec: TrialSpec, lab: Lab, run_id: str) -> CounterfactualRe
     try:
         async with asyncio.timeout(FORK_TIMEOUT_S):
             result = await _run(client, request)
-    except Exception as error:  # the lab failed, not the agent
+        record = record.model_copy(update={"wall_time_s": time.monotonic() - started})
+        return await _measure(record, task, client, request, result)
+    except Exception as error:  # the lab failed, not the agent: the fork counts as failed
         update = {"infrastructure_error": f"{type(error).__name__}: {error}", "wall_time_s": time.monotonic() - started}
         return record.model_copy(update=update)
-    record = record.model_copy(update={"wall_time_s": time.monotonic() - started})
-    return await _measure(record, spec, client, request, result)
 
 
 async def _run(client: Client, request: RunRequest) -> RunResult:
@@ -93,11 +96,11 @@ async def _run(client: Client, request: RunRequest) -> RunResult:
 
 
 async def _measure(
-    record: CounterfactualRecord, spec: TrialSpec, client: Client, request: RunRequest, result: RunResult
+    record: CounterfactualRecord, task: Task, client: Client, request: RunRequest, result: RunResult
 ) -> CounterfactualRecord:
-    judged = await check(Path(result.workspace), spec.task.spec.postconditions, world_id=request.world_id)
+    judged = await check(Path(result.workspace), task.spec.postconditions, world_id=request.world_id)
     duplicates = 0
-    if ops_world.seed_file(spec.task.fixture_dir) is not None:
+    if ops_world.seed_file(task.fixture_dir) is not None:
         duplicates = duplicate_effects(await ops_world.world_state(request.world_id))
     carried = request.resume.usage if request.resume is not None else Usage()
     parent = request.fork.parent_run_id if request.fork is not None else ""

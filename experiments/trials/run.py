@@ -57,7 +57,9 @@ async def run_trial(spec: TrialSpec, lab: Lab) -> TrialRecord:
     record = await _measure(record, spec, lab, outcome, fault_index)
     if lab.config.counterfactual is not None and spec.runtime == "durable":
         # After the trial is measured: its figures are its own, the fork's apart.
-        record = record.model_copy(update={"counterfactual": await fork_trial(spec, lab, outcome.result.run_id)})
+        record = record.model_copy(
+            update={"counterfactual": await fork_trial(spec.task, spec.seed, lab, outcome.result.run_id)}
+        )
     return record
 
 
