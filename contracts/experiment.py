@@ -144,6 +144,9 @@ class ExperimentConfig(BaseModel):
     scenarios: list[FaultScenario] = Field(default_factory=lambda: [FaultScenario(name="none")])
     concurrency: int = Field(default=1, ge=1, le=16)
     budget: RunBudget | None = None
+    # Durable trials run their plan's independent tasks as child runs, at once (the baseline
+    # stays one loop): what parallel subtasks change under faults, measured as everything is.
+    parallel_subtasks: bool = False
     counterfactual: CounterfactualSpec | None = None
 
     def runs(self, scenario: FaultScenario, runtime: ExperimentRuntime) -> bool:

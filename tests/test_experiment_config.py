@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from contracts.experiment import CounterfactualConfig, FaultKind
+from contracts.experiment import CounterfactualConfig, ExperimentConfig, FaultKind
 from experiments.config_loader import CONFIGS_DIR, ConfigError, load_config
 from experiments.runner import plan_trials
 from tests.test_cli import assert_one_line_error, starter
@@ -129,3 +129,19 @@ def test_a_config_sets_the_providers_temperature_and_its_cassette_relative_to_th
     assert configured.temperature == 0.3
     assert configured.cassette == str(PROJECT_ROOT / "data/cassettes/c.jsonl")
     assert configured.cassette_mode == "replay_or_live"
+
+
+def test_parallel_subtasks_reach_the_durable_trials_only(tmp_path: Path) -> None:
+    from contracts import ProviderConfig
+    from experiments.trials import Lab, request_for
+
+    config = load_config(write(tmp_path, {**GOOD, "tasks": ["independent-parts"], "parallel_subtasks": True}))
+    assert isinstance(config, ExperimentConfig)
+    lab = Lab(cluster=None, faults=None, provider=ProviderConfig(), config=config, scratch=tmp_path)  # type: ignore[arg-type]
+    requests = {spec.runtime: request_for(spec, lab) for spec in plan_trials(config, "exp")}
+    assert requests["durable"].parallel_subtasks is True
+    assert requests["baseline"].parallel_subtasks is False
+    default = load_config(write(tmp_path, GOOD))
+    assert isinstance(default, ExperimentConfig)
+    lab.config = default
+    assert all(not request_for(spec, lab).parallel_subtasks for spec in plan_trials(default, "exp"))

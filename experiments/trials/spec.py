@@ -52,7 +52,11 @@ def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
     runtime = "durable" if spec.runtime == "durable" else "baseline"
     request = build_request(spec.task, runtime, trial_id=spec.trial_id, provider=provider)
     run_id = spec.trial_id if runtime == "durable" else f"{spec.trial_id}-a1"
-    updates: dict[str, object] = {"run_id": run_id, "baseline_verifies": spec.runtime == "baseline+verifier"}
+    updates: dict[str, object] = {
+        "run_id": run_id,
+        "baseline_verifies": spec.runtime == "baseline+verifier",
+        "parallel_subtasks": lab.config.parallel_subtasks and runtime == "durable",
+    }
     if lab.config.budget is not None:
         updates["budget"] = lab.config.budget
     return request.model_copy(update=updates)
