@@ -15,8 +15,11 @@ Run as a script, not as a module of the project: it imports nothing but llama_cp
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
+import threading
+import time
 from pathlib import Path
 
 AMX_BUILD = "AMX_INT8 = 1"
@@ -41,7 +44,26 @@ def keep_weights_off_amx() -> bool:
     return True
 
 
+def leave_with_parent(poll_s: float = 0.5) -> threading.Thread:
+    """Exit at once when the process that started this one is gone. The lab's own stop, and the
+    SIGTERM Linux sends when the parent dies (lab.child_process), both reach uvicorn's graceful
+    shutdown, which waits for a completion in progress: up to a minute of both cores, seen here
+    after a killed experiment, for an answer nobody will read. A server whose parent died
+    serves no one."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(0)
+
+    watcher = threading.Thread(target=watch, name="leave-with-parent", daemon=True)
+    watcher.start()
+    return watcher
+
+
 def main() -> None:
+    leave_with_parent()
     if keep_weights_off_amx():
         print("llama_entry: an AMX build: weights kept out of AMX buffers (their kernels crash)", flush=True)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
