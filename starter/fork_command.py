@@ -40,9 +40,15 @@ async def fork_command(
                 f"fork of {parent} after step {from_step}: steps 1..{from_step} are its own, carried over "
                 f"(no model call, no tool run); live from step {from_step + 1} with {_described(provider)}"
             )
+            printer.carried_through = from_step
             result, link = await run_durable(connection, request, printer)
             judged, where = await judge(result, task, request)
     printer.finished(result, judged)
+    carried = request.resume.usage.model_calls if request.resume is not None else 0
+    printer.line(
+        f"  model calls: {result.usage.model_calls - carried} made by the fork, {carried} carried over "
+        f"with steps 1..{from_step}"
+    )
     if where:
         printer.line(f"  {where}")
     printer.line(f"  Web UI: {link}")

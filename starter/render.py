@@ -14,6 +14,8 @@ class Printer:
     def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream or sys.stdout
         self._closed = False
+        # A fork's steps up to here are its parent's, carried over, not run: they say so.
+        self.carried_through = 0
 
     def line(self, text: str = "") -> None:
         if self._closed:
@@ -48,6 +50,8 @@ class Printer:
     def step(self, record: StepRecord) -> None:
         what = record.proposal.describe() if record.proposal else "(unusable answer)"
         parts = [f"step {record.step:>2}", f"{record.task_id}:", what, "->", record.outcome]
+        if record.step <= self.carried_through:
+            parts.append("(carried over)")
         if record.verdict and not record.verdict.allowed:
             parts.append(f"({record.verdict.reason_code})")
         details = [text for text in (record.result, record.postconditions) if text]

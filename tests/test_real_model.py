@@ -17,6 +17,7 @@ from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunBudget
 from lab.catalog import Task
+from lab.fork import fork_request
 from lab.llama_log import LlamaLog
 from lab.llama_server import keep_only_the_system_prompt, llama_server, local_provider_config, server_log_path
 from lab.local_model import resolve_model
@@ -85,3 +86,31 @@ async def test_a_trial_starts_with_only_the_system_prompt_cached(smollm2: Provid
     after_reset = await evaluated()
     assert again <= 1
     assert after_reset >= 10  # the user message, at least
+
+
+async def test_a_fork_asks_the_model_server_for_its_own_steps_only(
+    smollm2: ProviderConfig, client: Client, task_queue: str, bugfix_task: Task
+) -> None:
+    """Counted by the llama.cpp server itself (its log, a line of timings per completion): a
+    fork after step 1 of a real model's run asks for its steps 2 and 3, not for the goal, the
+    plan or step 1, which it carries over from its parent."""
+    server_log = LlamaLog(server_log_path())
+    request = build_request(bugfix_task, "durable", provider=smollm2).model_copy(
+        update={"budget": RunBudget(max_steps=3, max_steps_per_task=3)}
+    )
+    async with build_worker(client, task_queue):
+        mark = server_log.mark()
+        parent = await execute_run(client, request, task_queue)
+        parent_calls = len(server_log.calls_since(mark))
+        assert len(parent.steps) >= 2, parent
+        fork = await fork_request(client, parent.run_id, 1, None)
+        mark = server_log.mark()
+        forked = await execute_run(client, fork, task_queue)
+        fork_calls = len(server_log.calls_since(mark))
+
+    assert parent_calls == parent.usage.model_calls >= 3  # the goal, the plan, a step at least
+    assert forked.steps[:1] == parent.steps[:1]
+    carried = parent.steps[0].usage.model_calls
+    assert fork_calls == forked.usage.model_calls - carried
+    assert fork_calls >= len(forked.steps) - 1 >= 1  # a proposal for each live step
+    assert fork_calls < parent_calls
