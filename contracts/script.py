@@ -47,6 +47,9 @@ class Script(BaseModel):
         """The plan's second version, None when the script has none."""
         return _plan(self.replan) if self.replan else None
 
+    def has_task(self, task_id: str) -> bool:
+        return any(task.id == task_id for task in (*self.plan, *self.replan))
+
     def actions_for(self, task_id: str | None) -> list[ActionProposal]:
         """One plan task's actions (LookupError for a task the script has not); for `None` (a
         loop without a plan) every tool call in plan order, then a single `finish`."""

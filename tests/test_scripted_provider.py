@@ -76,7 +76,8 @@ def request(script: Path, *, task: PlanTask | None = None, turns: int = 0, forei
     propose (unusable answers, as an injected fault would leave)."""
     own = []
     if turns:
-        own = Script.model_validate(yaml.safe_load(script.read_text())).actions_for(task.id if task else None)
+        parsed = Script.model_validate(yaml.safe_load(script.read_text()))
+        own = parsed.actions_for(task.id if task and parsed.has_task(task.id) else None)
     history = [
         Turn(step=i + 1, proposal=own[i], outcome="committed", feedback="-") for i in range(min(turns, len(own)))
     ]
@@ -142,10 +143,13 @@ async def test_actions_follow_the_plan_task(rename_task: Task) -> None:
     assert callers[-1].kind == "finish"
 
 
-async def test_unknown_plan_task_raises_script_error(rename_task: Task) -> None:
-    provider = ScriptedProvider(str(rename_task.script_path))
-    with pytest.raises(ScriptError, match="no plan task 'nope'"):
-        await provider.propose(request(rename_task.script_path, task=PlanTask(id="nope", title="t")), [])
+async def test_a_plan_task_the_script_did_not_draft_gets_its_whole_course(rename_task: Task) -> None:
+    """A model's plan (a fork of a model's run, answered by the oracle from step K+1): the
+    script's every tool call in plan order, then one finish, as for a loop without a plan."""
+    foreign = await proposals(rename_task.script_path, PlanTask(id="T1", title="the model's"), 16)
+    planless = await proposals(rename_task.script_path, None, 16)
+    assert foreign == planless
+    assert [p.kind for p in foreign].count("finish") == 1
 
 
 async def test_without_task_tool_calls_come_in_topological_order_then_one_finish(tmp_path: Path) -> None:

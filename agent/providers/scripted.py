@@ -53,10 +53,14 @@ class ScriptedProvider:
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         started = time.perf_counter()
-        try:
-            actions = (await self._script()).actions_for(request.task.id if request.task else None)
-        except LookupError as error:
-            raise ScriptError(str(error)) from None
+        script = await self._script()
+        task_id = request.task.id if request.task else None
+        if task_id is not None and not script.has_task(task_id):
+            # A plan the script did not draft: a model's, in a run forked from a model's run
+            # (a counterfactual with the oracle). The script follows its whole course within
+            # the task, as for a loop without a plan, from where the task's turns have got it.
+            task_id = None
+        actions = script.actions_for(task_id)
         position = script_position(actions, request.history)
         if position < len(actions):
             proposal = actions[position]
