@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import free_port
 from tests.test_cli import cli_env, starter
 
 pytestmark = pytest.mark.timeout(240)
@@ -17,7 +18,9 @@ pytestmark = pytest.mark.timeout(240)
 
 def test_a_run_forked_and_diffed_from_the_command_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    env = cli_env(AGENT_LAB_DATA=str(data))
+    # Its own dev server's ports: the default ones may be another test's embedded server.
+    ports = {"AGENT_LAB_DEV_PORT": str(free_port()), "AGENT_LAB_UI_PORT": str(free_port())}
+    env = cli_env(AGENT_LAB_DATA=str(data), **ports)
     ran = starter("run", "--task", "refund-duplicate-charge", env=env)
     assert ran.returncode == 0, ran.stderr
     [parent] = re.findall(r"^> durable run (\S+) on task", ran.stdout, re.MULTILINE)

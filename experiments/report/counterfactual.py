@@ -15,6 +15,28 @@ _HEADERS = ["task", "scenario", "forked/trials", "trial success", "fork success"
 _MORE = ["fixed", "broken", "same path", "live calls", "parted at"]
 
 
+def forks_of_note(forks_of: str) -> list[str]:
+    """The report's line for counterfactuals of an experiment recorded earlier; none otherwise."""
+    if not forks_of:
+        return []
+    return [
+        f"**Counterfactuals of experiment `{forks_of}`**: its trials, recorded there, were forked here from the "
+        "histories and worlds it kept; every figure but the counterfactuals' is its own."
+    ]
+
+
+def counterfactual_sections(
+    spec: CounterfactualSpec | None, results: ExperimentResults, trials: Sequence[TrialRecord], table: Table
+) -> list[str]:
+    """The heading and the section, when the config asks for counterfactuals; none otherwise."""
+    if spec is None:
+        return []
+    return [
+        "### Counterfactuals: each durable trial forked after a step",
+        counterfactual_section(spec, results, trials, table),
+    ]
+
+
 def counterfactual_section(
     spec: CounterfactualSpec, results: ExperimentResults, trials: Sequence[TrialRecord], table: Table
 ) -> str:

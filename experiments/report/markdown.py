@@ -11,7 +11,7 @@ from contracts.experiment import FaultKind, FaultScenario, TrialRecord
 from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
-from experiments.report.counterfactual import counterfactual_section
+from experiments.report.counterfactual import counterfactual_sections, forks_of_note
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
 from experiments.report.invariants import invariants_section
 
@@ -27,14 +27,7 @@ def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = (
             if document.stopped_early
             else []
         ),
-        *(
-            [
-                f"**Counterfactuals of experiment `{document.forks_of}`**: its trials, recorded there, were forked "
-                "here from the histories and worlds it kept; every figure but the counterfactuals' is its own."
-            ]
-            if document.forks_of
-            else []
-        ),
+        *forks_of_note(document.forks_of),
         "## Method",
         _method(document),
         "## Configuration",
@@ -73,14 +66,7 @@ def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = (
         ),
         "### Invariants over the durable trials",
         invariants_section(results, _markdown_table),
-        *(
-            [
-                "### Counterfactuals: each durable trial forked after a step",
-                counterfactual_section(config.counterfactual, results, trials, _markdown_table),
-            ]
-            if config.counterfactual is not None
-            else []
-        ),
+        *counterfactual_sections(config.counterfactual, results, trials, _markdown_table),
         "### Invalid trials",
         _markdown_table(
             ["trial", "task", "scenario", "runtime", "index", "reason"],
