@@ -13,7 +13,6 @@ directory. One model server runs: the config's, whatever model the trials had.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,7 +114,6 @@ async def _fork_all(
         provider_for(choice, load_task(trials[0].task_id)) as served,
         LabCluster(scratch / "cluster") as cluster,
     ):
-        os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
         lab = Lab(
             cluster=cluster,
             faults=FaultBook(scratch / "faults.json"),

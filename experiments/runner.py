@@ -10,7 +10,6 @@ Server restarts take the server down for everyone, so those trials run alone, la
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -158,8 +157,6 @@ async def _run_trials(
         provider = with_experiment_settings(served, config.provider)
         # At one trial at a time the local server's log between two marks is one trial's calls.
         server_log = LlamaLog(server_log_path()) if config.provider.kind == "local" and parallel == 1 else None
-        # Every process of the cluster (workers, baseline loops, this one) uses its service.
-        os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
         faults = FaultBook(scratch / "faults.json")
         lab = Lab(
             cluster=cluster,

@@ -10,6 +10,7 @@ experiment's own operations service. The baseline trial is not forked.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -45,7 +46,10 @@ async def test_every_durable_trial_is_forked_after_step_k_and_compared(data_dir:
         ],
         counterfactual=CounterfactualSpec(from_step=1),
     )
+    before = os.environ.get("AGENT_LAB_OPS_URL")
     directory = await run_experiment(config)
+    # The cluster's service was this process's only while the cluster was up.
+    assert os.environ.get("AGENT_LAB_OPS_URL") == before
 
     lines = (directory / "trials.jsonl").read_text().splitlines()
     trials = {(t.runtime, t.scenario): t for t in map(TrialRecord.model_validate_json, lines)}

@@ -16,6 +16,8 @@ from experiments.ops_service.process import OpsServiceProcess
 from lab.temporal_server import DevServer, DevServerOptions
 from worker import connect
 
+OPS_URL = "AGENT_LAB_OPS_URL"
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -34,11 +36,16 @@ class LabCluster:
         self.ops_url: str | None = None
         self.client: Client | None = None
         self.workers: list[WorkerProcess] = []
+        self._ops_url_before: str | None = None
 
     async def __aenter__(self) -> LabCluster:
         await self.server.start()
         if self.ops is not None:
             self.ops_url = await self.ops.start()
+            # This process too (its judging of end states, a baseline run in it) uses the
+            # cluster's service while the cluster is up; what was set before comes back after.
+            self._ops_url_before = os.environ.get(OPS_URL)
+            os.environ[OPS_URL] = self.ops_url
         self.client = await connect(self.server.address)
         return self
 
@@ -49,6 +56,10 @@ class LabCluster:
             await worker.stop()
         if self.ops is not None:
             await self.ops.stop()
+            if self._ops_url_before is None:
+                os.environ.pop(OPS_URL, None)
+            else:
+                os.environ[OPS_URL] = self._ops_url_before
         await self.server.stop()
 
     def env(self, fault_plan: Path | None = None) -> dict[str, str]:
@@ -57,7 +68,7 @@ class LabCluster:
         env = {key: value for key, value in os.environ.items() if not key.startswith(("AGENT_LAB_FAULT", "TEMPORAL_"))}
         env["TEMPORAL_ADDRESS"] = self.server.address
         if self.ops_url:
-            env["AGENT_LAB_OPS_URL"] = self.ops_url
+            env[OPS_URL] = self.ops_url
         if fault_plan is not None:
             env["AGENT_LAB_FAULT_PLAN"] = str(fault_plan)
         # A worker is started again after every kill: its bytecode is cached once for all of
