@@ -35,10 +35,9 @@ pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture
-async def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[LabCluster]:
+async def cluster(tmp_path: Path) -> AsyncIterator[LabCluster]:
+    # While it is up, this process too (which judges the end state) uses the cluster's service.
     async with LabCluster(tmp_path / "cluster") as running:
-        # This process judges the end state too, against the cluster's service.
-        monkeypatch.setenv("AGENT_LAB_OPS_URL", running.ops_url or "")
         yield running
 
 

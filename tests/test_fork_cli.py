@@ -21,6 +21,7 @@ def test_a_run_forked_and_diffed_from_the_command_line(tmp_path: Path) -> None:
     # Its own dev server's ports: the default ones may be another test's embedded server.
     ports = {"AGENT_LAB_DEV_PORT": str(free_port()), "AGENT_LAB_UI_PORT": str(free_port())}
     env = cli_env(AGENT_LAB_DATA=str(data), **ports)
+    env.pop("AGENT_LAB_OPS_URL", None)  # the starter's own service, which keeps every tenant
     ran = starter("run", "--task", "refund-duplicate-charge", env=env)
     assert ran.returncode == 0, ran.stderr
     [parent] = re.findall(r"^> durable run (\S+) on task", ran.stdout, re.MULTILINE)

@@ -118,7 +118,6 @@ async def main(runs: int, points: Sequence[str], history_tasks: Sequence[str]) -
     with tempfile.TemporaryDirectory(prefix="bench-recovery-") as scratch:
         os.environ["AGENT_LAB_DATA"] = scratch
         async with LabCluster(Path(scratch) / "cluster") as cluster:
-            os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
             print(
                 "| kill point | retried activity | kills | retried s (median) | retried p95 | retried max "
                 "| resumed s (median) | resumed p95 | resumed max |"

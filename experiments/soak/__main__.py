@@ -59,18 +59,14 @@ async def soak(
     scratch = tempfile.mkdtemp(prefix="soak-")
     os.environ["AGENT_LAB_DATA"] = scratch
     try:
-        async with LabCluster(Path(scratch) / "cluster") as cluster:
-            os.environ["AGENT_LAB_OPS_URL"] = cluster.ops_url or ""
-            async with WorkerPool(cluster, workers):
-                run = Soak(cluster, tasks, random.Random(seed))
-                await asyncio.gather(
-                    run.chaos(kills, restarts, gap_s), *(run.keep_running() for _ in range(concurrency))
-                )
-                histories = await run.histories()
-                judged = await judge(run)
-                recovered = kill_recoveries(run.kills, histories)
-                if keep or judged.problems:
-                    save_histories(histories, Path(scratch) / "histories")
+        async with LabCluster(Path(scratch) / "cluster") as cluster, WorkerPool(cluster, workers):
+            run = Soak(cluster, tasks, random.Random(seed))
+            await asyncio.gather(run.chaos(kills, restarts, gap_s), *(run.keep_running() for _ in range(concurrency)))
+            histories = await run.histories()
+            judged = await judge(run)
+            recovered = kill_recoveries(run.kills, histories)
+            if keep or judged.problems:
+                save_histories(histories, Path(scratch) / "histories")
     except BaseException:
         print(f"the soak stopped; what it made so far is in {scratch}", file=sys.stderr)
         raise
