@@ -1,6 +1,7 @@
 """The Temporal Web UI as a person sees it, in headless Chromium: a run that did not complete its
 task is listed as Failed, not as a success; the run page shows the summary and the goal, the
-failure names the outcome, and the timeline names each activity's step.
+failure names the outcome, and the timeline names each activity's step; a run of parallel
+subtasks lists its child workflows, and each child links back to its parent.
 
 Needs Chromium (Debian package `chromium`, or CHROMIUM=path) and Playwright (`uv sync --group
 browser`); skipped, with the reason, without them. Playwright drives the system's Chromium by
@@ -41,6 +42,8 @@ CHROMIUM_ARGS = [
 WIDE = {"width": 1400, "height": 900}
 # The UI renders from the server's API after load; its pages can take a few seconds on 2 cores.
 SHOWN_MS = 30_000
+# The plan of task independent-parts: three parts at once, then the public API over them.
+INDEPENDENT_PARTS = ("slug", "roman", "words", "public-api")
 
 pytestmark = [
     pytest.mark.browser,
@@ -57,12 +60,13 @@ class Runs:
     completed: str
     failed: str
     failed_output: str
+    parallel: str
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
-    """`starter server` with its Web UI, and two runs against it: one that completes its task
-    and one whose budget ends it."""
+    """`starter server` with its Web UI, and three runs against it: one that completes its task,
+    one whose budget ends it, and one whose independent subtasks run as child workflows."""
     port, ui_port = free_port(), free_port()
     env = cli_env(
         AGENT_LAB_DEV_PORT=str(port),
@@ -77,11 +81,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         assert completed.returncode == 0, completed.stdout + completed.stderr
         failed = starter("run", "--task", "bugfix-median", "--max-steps", "1", env=env)
         assert failed.returncode == 1, failed.stdout + failed.stderr
+        parallel = starter("run", "--task", "independent-parts", "--parallel-subtasks", env=env)
+        assert parallel.returncode == 0, parallel.stdout + parallel.stderr
         yield Runs(
             ui=f"http://localhost:{ui_port}",
             completed=_run_link(completed),
             failed=_run_link(failed),
             failed_output=failed.stdout,
+            parallel=_run_link(parallel),
         )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -129,6 +136,22 @@ async def test_the_timeline_names_each_activity_by_its_step(runs: Runs, page: Pa
     await page.goto(runs.completed.removesuffix("/history") + "/timeline")
     for summary in ("check the goal's acceptance", "step 1: run_command(command='python -m pytest -q')"):
         await expect(page.get_by_text(summary, exact=False).first).to_be_visible(timeout=SHOWN_MS)
+
+
+async def test_a_parallel_run_and_its_subtasks_link_both_ways(runs: Runs, page: Page) -> None:
+    parent = _workflow_id(runs.parallel)
+    await page.goto(runs.parallel.removesuffix("/history") + "/relationships")
+    # Each plan task ran as a child whose id is the parent's, the plan version and the task.
+    children = {task: page.get_by_role("link", name=f"{parent}.v1.{task}", exact=True) for task in INDEPENDENT_PARTS}
+    for link in children.values():
+        await expect(link).to_be_visible(timeout=SHOWN_MS)
+    await children["roman"].click()
+    await expect(page.get_by_role("heading", name=f"{parent}.v1.roman")).to_be_visible(timeout=SHOWN_MS)
+    back = page.get_by_role("link", name=parent, exact=True)
+    await expect(back).to_be_visible(timeout=SHOWN_MS)
+    await back.click()
+    # The page's heading is the id after a copy button's name: the parent's, not a child's.
+    await expect(page.get_by_role("heading", name=re.compile(rf"{re.escape(parent)}$"))).to_be_visible(timeout=SHOWN_MS)
 
 
 def _run_link(result: subprocess.CompletedProcess[str]) -> str:
