@@ -42,8 +42,6 @@ CHROMIUM_ARGS = [
 WIDE = {"width": 1400, "height": 900}
 # The UI renders from the server's API after load; its pages can take a few seconds on 2 cores.
 SHOWN_MS = 30_000
-# The plan of task independent-parts: three parts at once, then the public API over them.
-INDEPENDENT_PARTS = ("slug", "roman", "words", "public-api")
 
 pytestmark = [
     pytest.mark.browser,
@@ -61,6 +59,7 @@ class Runs:
     failed: str
     failed_output: str
     parallel: str
+    parallel_plan: list[str]
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +88,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             failed=_run_link(failed),
             failed_output=failed.stdout,
             parallel=_run_link(parallel),
+            parallel_plan=_plan(parallel),
         )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -142,11 +142,13 @@ async def test_a_parallel_run_and_its_subtasks_link_both_ways(runs: Runs, page: 
     parent = _workflow_id(runs.parallel)
     await page.goto(runs.parallel.removesuffix("/history") + "/relationships")
     # Each plan task ran as a child whose id is the parent's, the plan version and the task.
-    children = {task: page.get_by_role("link", name=f"{parent}.v1.{task}", exact=True) for task in INDEPENDENT_PARTS}
-    for link in children.values():
+    children = [page.get_by_role("link", name=f"{parent}.v1.{task}", exact=True) for task in runs.parallel_plan]
+    for link in children:
         await expect(link).to_be_visible(timeout=SHOWN_MS)
-    await children["roman"].click()
-    await expect(page.get_by_role("heading", name=f"{parent}.v1.roman")).to_be_visible(timeout=SHOWN_MS)
+    await children[0].click()
+    await expect(page.get_by_role("heading", name=f"{parent}.v1.{runs.parallel_plan[0]}")).to_be_visible(
+        timeout=SHOWN_MS
+    )
     back = page.get_by_role("link", name=parent, exact=True)
     await expect(back).to_be_visible(timeout=SHOWN_MS)
     await back.click()
@@ -158,6 +160,15 @@ def _run_link(result: subprocess.CompletedProcess[str]) -> str:
     found = re.search(r"Web UI: (http://\S+/history)", result.stdout)
     assert found, result.stdout
     return found.group(1)
+
+
+def _plan(result: subprocess.CompletedProcess[str]) -> list[str]:
+    """The plan's tasks, as `starter run` printed them: `plan: a -> b -> c`."""
+    found = re.search(r"^  plan: (.+)$", result.stdout, re.MULTILINE)
+    assert found, result.stdout
+    tasks = found[1].split(" -> ")
+    assert len(tasks) > 1, result.stdout  # children to list, not one
+    return tasks
 
 
 def _workflow_id(link: str) -> str:
