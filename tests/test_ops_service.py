@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from experiments.ops_service import OpsServiceProcess
+from experiments.ops_service.idempotency import resource_id
 
 SEED: dict[str, Any] = {
     "orders": [
@@ -113,7 +114,7 @@ async def test_another_key_is_another_refund_visible_as_two_rows(http: httpx.Asy
     assert (await post(http, tenant, "/refunds", REFUND, key="k1")).status_code == 201
     assert (await post(http, tenant, "/refunds", REFUND, key="k2")).status_code == 201
     refunds = (await state(http, tenant))["refunds"]
-    assert [r["refund_id"] for r in refunds] == ["rf_1", "rf_2"]
+    assert [r["refund_id"] for r in refunds] == [resource_id("rf", "k1"), resource_id("rf", "k2")]
 
 
 async def test_concurrent_requests_with_one_key_make_one_refund(http: httpx.AsyncClient, tenant: str) -> None:
@@ -162,11 +163,11 @@ async def test_tickets_are_created_once_per_key(http: httpx.AsyncClient, tenant:
     again = await post(http, tenant, "/tickets", ticket, key="k1")
     assert (first.status_code, again.status_code) == (201, 200)
     assert again.json() == first.json()
-    assert first.json()["ticket_id"] == "tk_2"  # after the seeded one
+    assert first.json()["ticket_id"] == resource_id("tk", "k1")  # the seeded one is tk_1
     assert (await post(http, tenant, "/tickets", ticket | {"priority": "high"}, key="k1")).status_code == 409
     assert (await get(http, tenant, "/tickets/by-key/k1")).json() == first.json()
     assert (await get(http, tenant, "/tickets/by-key/k2")).status_code == 404
-    assert [t["ticket_id"] for t in (await get(http, tenant, "/tickets")).json()] == ["tk_1", "tk_2"]
+    assert [t["ticket_id"] for t in (await get(http, tenant, "/tickets")).json()] == ["tk_1", resource_id("tk", "k1")]
 
 
 async def test_disabling_an_account(http: httpx.AsyncClient, tenant: str) -> None:

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from experiments.ops_service import OpsServiceProcess
+from experiments.ops_service.idempotency import resource_id
 from tests.test_ops_service import REFUND, SEED, post, state
 
 
@@ -79,9 +80,9 @@ async def test_the_fork_goes_on_as_a_world_of_its_own(http: httpx.AsyncClient, p
     assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
     # Alice can be disabled in the fork, under a key of its own.
     assert (await post(http, name, "/accounts/alice/disable", {"reason": "x"}, key="mine")).status_code == 201
-    # A new refund is numbered after the copied one.
+    # A new refund's id is its key's (tests/test_ops_fork_ids.py: none a fork's copies hold).
     made = await post(http, name, "/refunds", REFUND | {"order_id": "ORD-2"}, key="k5")
-    assert made.json()["refund_id"] == "rf_2"
+    assert made.json()["refund_id"] == resource_id("rf", "k5")
     assert len((await state(http, parent))["refunds"]) == 2
     assert _keys((await state(http, name))["refunds"]) == ["k1", "k5"]
 

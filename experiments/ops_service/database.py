@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from experiments.ops_service.errors import Conflict
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (
     tenant     TEXT PRIMARY KEY,
@@ -88,11 +90,20 @@ class Database:
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction: it takes the write lock before the first read, so the
-        idempotency check, the limit check and the insert see no concurrent writer."""
+        idempotency check, the limit check and the insert see no concurrent writer.
+
+        A constraint the write breaks is a Conflict (409): the request's, not an outage. As any
+        other error it would be a 500, which a client retries as one (the refund tool did, for
+        20 minutes, when a fork's copied rows held the id a count gave a new refund)."""
         with self.reading() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+            except sqlite3.IntegrityError as error:
+                db.execute("ROLLBACK")
+                raise Conflict(
+                    f"the request conflicts with what the tenant holds ({error}): it was not applied"
+                ) from None
             except BaseException:
                 db.execute("ROLLBACK")
                 raise

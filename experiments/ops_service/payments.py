@@ -8,7 +8,7 @@ from typing import Any
 from experiments.ops_service.bodies import RefundRequest
 from experiments.ops_service.database import now
 from experiments.ops_service.errors import NotFound, Unprocessable
-from experiments.ops_service.idempotency import check_same_request, fingerprint
+from experiments.ops_service.idempotency import check_same_request, fingerprint, resource_id
 
 
 def create_refund(db: sqlite3.Connection, tenant: str, key: str, request: RefundRequest) -> tuple[dict[str, Any], bool]:
@@ -28,13 +28,12 @@ def create_refund(db: sqlite3.Connection, tenant: str, key: str, request: Refund
             f"a refund of {request.amount_cents} cents exceeds the {remaining} cents"
             f" still refundable on order {request.order_id!r}"
         )
-    count = db.execute("SELECT COUNT(*) FROM refunds WHERE tenant = ?", (tenant,)).fetchone()[0]
     db.execute(
         "INSERT INTO refunds (tenant, refund_id, order_id, amount_cents, reason, idempotency_key, fingerprint,"
         " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
             tenant,
-            f"rf_{count + 1}",
+            resource_id("rf", key),
             request.order_id,
             request.amount_cents,
             request.reason,

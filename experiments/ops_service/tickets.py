@@ -8,7 +8,7 @@ from typing import Any
 from experiments.ops_service.bodies import SeedTicket, TicketRequest
 from experiments.ops_service.database import now
 from experiments.ops_service.errors import NotFound
-from experiments.ops_service.idempotency import check_same_request, fingerprint
+from experiments.ops_service.idempotency import check_same_request, fingerprint, resource_id
 
 
 def create_ticket(db: sqlite3.Connection, tenant: str, key: str, request: TicketRequest) -> tuple[dict[str, Any], bool]:
@@ -51,9 +51,14 @@ def _insert(
     key: str | None,
     request_fingerprint: str | None,
 ) -> None:
-    count = db.execute("SELECT COUNT(*) FROM tickets WHERE tenant = ?", (tenant,)).fetchone()[0]
+    if key is None:
+        # A seeded ticket: seeding fills a new tenant once, so a count names no id it holds.
+        count = db.execute("SELECT COUNT(*) FROM tickets WHERE tenant = ?", (tenant,)).fetchone()[0]
+        ticket_id = f"tk_{count + 1}"
+    else:
+        ticket_id = resource_id("tk", key)
     db.execute(
         "INSERT INTO tickets (tenant, ticket_id, title, body, priority, status, idempotency_key, fingerprint,"
         " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (tenant, f"tk_{count + 1}", title, body, priority, status, key, request_fingerprint, now()),
+        (tenant, ticket_id, title, body, priority, status, key, request_fingerprint, now()),
     )
