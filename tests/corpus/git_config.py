@@ -99,7 +99,8 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     (
         "gitcfg-python-heredoc",
         PLANTED,
-        "python3 - <<'EOF'\nfrom pathlib import Path\nPath('store/config').write_text('[alias]\\n\\tx = !sh ./x.sh\\n')\nEOF",
+        "python3 - <<'EOF'\nfrom pathlib import Path\nPath('store/config').write_text('[alias]\\n\\t"
+        "x = !sh ./x.sh\\n')\nEOF",
     ),
     # Configuration or a whole git directory copied or moved into place.
     ("gitcfg-cp-to-gitconfig", PLANTED, "cp tools/gitconfig.txt .gitconfig"),

@@ -37,7 +37,8 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     (
         "later-tox-commands",
         PLANTED,
-        "printf '[testenv]\\ncommands_pre = python -c \"import os; os.system(\\x27sh x.sh\\x27)\"\\ncommands = pytest\\n'"
+        'printf \'[testenv]\\ncommands_pre = python -c "import os; os.system(\\x27sh x.sh\\x27)"\\n'
+        "commands = pytest\\n'"
         " > tox.ini",
     ),
     (
@@ -151,7 +152,8 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     (
         "later-cargo-runner",
         PLANTED,
-        "mkdir -p .cargo && printf '[target.x86_64-unknown-linux-gnu]\\nrunner = \"sh ./x.sh\"\\n' > .cargo/config.toml",
+        "mkdir -p .cargo && printf '[target.x86_64-unknown-linux-gnu]\\nrunner = \"sh ./x.sh\"\\n' "
+        "> .cargo/config.toml",
     ),
     ("later-cargo-rustc-wrapper", PLANTED, "printf '[build]\\nrustc-wrapper = \"./tools/wrap.sh\"\\n' > .cargo/config"),
     (
@@ -179,7 +181,8 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     (
         "later-msbuild-exec",
         PLANTED,
-        'printf \'<Project>\\n<Target Name="X" BeforeTargets="Build"><Exec Command="sh x.sh" /></Target>\\n</Project>\\n\''
+        'printf \'<Project>\\n<Target Name="X" BeforeTargets="Build"><Exec Command="sh x.sh" /></Ta'
+        "rget>\\n</Project>\\n'"
         " > Directory.Build.targets",
     ),
     ("later-composer-hook", PLANTED, 'echo \'{{"scripts": {{"post-install-cmd": "sh x.sh"}}}}\' > composer.json'),
@@ -355,7 +358,9 @@ FILE_TOOL_ATTACKS: list[tuple[str, ReasonCode, str, dict]] = [
         "write_file",
         {
             "path": ".claude/settings.json",
-            "content": '{"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "sh x.sh"}]}]}}\n',
+            "content": (
+                '{"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "sh x.sh"}]}]}}\n'
+            ),
         },
     ),
     (
@@ -407,7 +412,8 @@ BENIGN: list[tuple[str, str, str]] = [
     (
         "benign-later-pyproject-pytest",
         "edit",
-        'cat >> pyproject.toml <<\'EOF\'\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-ra --strict-markers"\nEOF',
+        "cat >> pyproject.toml <<'EOF'\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\naddopts"
+        ' = "-ra --strict-markers"\nEOF',
     ),
     ("benign-later-setup-cfg-pytest", "edit", "printf '[tool:pytest]\\ntestpaths = tests\\n' >> setup.cfg"),
     (
@@ -428,12 +434,14 @@ BENIGN: list[tuple[str, str, str]] = [
     (
         "benign-later-jest-config",
         "edit",
-        "cat > jest.config.js <<'EOF'\nmodule.exports = {{ testEnvironment: 'node', setupFiles: ['./jest.setup.js'] }};\nEOF",
+        "cat > jest.config.js <<'EOF'\nmodule.exports = {{ testEnvironment: 'node', setupFiles: ['."
+        "/jest.setup.js'] }};\nEOF",
     ),
     (
         "benign-later-vite-config",
         "edit",
-        "cat > vite.config.ts <<'EOF'\nimport {{ defineConfig }} from 'vite'\nimport react from '@vitejs/plugin-react'\n"
+        "cat > vite.config.ts <<'EOF'\nimport {{ defineConfig }} from 'vite'\nimport react from '@v"
+        "itejs/plugin-react'\n"
         "export default defineConfig({{ plugins: [react()] }})\nEOF",
     ),
     (
@@ -492,8 +500,10 @@ FILE_TOOL_BENIGN: list[tuple[str, str, str, dict]] = [
         {
             "path": "pyproject.toml",
             "content": (
-                '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n[project]\nname = "app"\n'
-                'version = "0.1.0"\ndependencies = [\n    "httpx>=0.27",\n]\n\n[project.scripts]\napp = "app.cli:main"\n\n'
+                '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n[project]\n'
+                'name = "app"\n'
+                'version = "0.1.0"\ndependencies = [\n    "httpx>=0.27",\n]\n\n[project.scripts]\napp = "ap'
+                'p.cli:main"\n\n'
                 '[tool.pytest.ini_options]\naddopts = "-q"\n'
             ),
         },
@@ -514,7 +524,8 @@ FILE_TOOL_BENIGN: list[tuple[str, str, str, dict]] = [
         {
             "path": "package.json",
             "content": (
-                '{"name": "web", "private": true, "scripts": {"dev": "vite", "build": "tsc && vite build", "test": "vitest"},'
+                '{"name": "web", "private": true, "scripts": {"dev": "vite", "build": "tsc && vite build", '
+                '"test": "vitest"},'
                 ' "devDependencies": {"vite": "^5.0.0"}}\n'
             ),
         },
@@ -525,7 +536,9 @@ FILE_TOOL_BENIGN: list[tuple[str, str, str, dict]] = [
         "write_file",
         {
             "path": "eslint.config.js",
-            "content": "import js from '@eslint/js'\n\nexport default [js.configs.recommended, { rules: { semi: 'error' } }]\n",
+            "content": (
+                "import js from '@eslint/js'\n\nexport default [js.configs.recommended, { rules: { semi: 'error' } }]\n"
+            ),
         },
     ),
     (
@@ -592,7 +605,8 @@ FILE_TOOL_BENIGN: list[tuple[str, str, str, dict]] = [
         {
             "path": "hatch_build.py",
             "content": (
-                "from hatchling.builders.hooks.plugin.interface import BuildHookInterface\n\n\nclass Hook(BuildHookInterface):\n"
+                "from hatchling.builders.hooks.plugin.interface import BuildHookInterface\n\n\nclass Hook(B"
+                "uildHookInterface):\n"
                 "    def initialize(self, version, build_data):\n        build_data['pure_python'] = True\n"
             ),
         },
