@@ -46,7 +46,9 @@ async def verify_and_read(request: VerifyAndReadInput) -> VerifiedRead:
             raise BadInput(f"{call.proposal.tool!r} is not a read-only tool: verified alone, it runs with its check")
         # In a thread: fingerprinting the workspace reads its files.
         workspace = Path(call.workspace)
-        verdict = await asyncio.to_thread(verify, workspace, call.proposal, request.profile, request.executed)
+        verdict = await asyncio.to_thread(
+            verify, workspace, call.proposal, request.profile, request.executed, request.effects
+        )
         if verdict.decision != "allow":
             return VerifiedRead(verdict=verdict)
         return VerifiedRead(verdict=verdict, result=await execute(call))

@@ -20,5 +20,5 @@ async def verify_proposal(request: VerifyProposalInput) -> Verdict:
     async with activity_boundary(heartbeat=False):
         # In a thread: fingerprinting the workspace reads its files.
         return await asyncio.to_thread(
-            verify, Path(request.workspace), request.proposal, request.profile, request.executed
+            verify, Path(request.workspace), request.proposal, request.profile, request.executed, request.effects
         )

@@ -25,6 +25,7 @@ from agent.tools.registry import TOOLS
 from agent.tools.shell import RunCommandArgs
 from contracts import ActionProposal, ExecutedCall, ReasonCode, RiskLevel, ToolResult, Verdict
 from contracts.approval import proposal_digest
+from contracts.effects import EarlierEffect
 from contracts.errors import InvalidPath, PathOutsideWorkspace
 from contracts.policy import PolicyProfile
 
@@ -34,10 +35,12 @@ def verify(
     proposal: ActionProposal,
     profile: PolicyProfile = PolicyProfile.DEVELOPER,
     executed: Sequence[ExecutedCall] | None = None,
+    effects: Sequence[EarlierEffect] = (),
 ) -> Verdict:
     """`executed`: the run's earlier calls worth remembering (executed_call). Given (a runtime's verifier), the
     workspace is fingerprinted (blocking: it reads the files) and a call that already ran on
-    the same files is refused; None (a policy check alone) skips both."""
+    the same files is refused; None (a policy check alone) skips both. `effects`: the run's
+    earlier effects the tool's approval rule adds to this call (agent.earlier_effects.for_rule)."""
     if proposal.kind != "tool_call":
         return _reject(ReasonCode.NOT_A_TOOL_CALL, f"a {proposal.kind} proposal runs no tool")
     tool = TOOLS.get(proposal.tool or "")
@@ -79,7 +82,7 @@ def verify(
         return Verdict(
             decision="needs_approval", reason_code=finding.code, message=finding.message, fingerprint=fingerprint
         )
-    if tool.approval_rule is not None and (reason := tool.approval_rule(arguments)):
+    if tool.approval_rule is not None and (reason := tool.approval_rule(arguments, effects)):
         return Verdict(
             decision="needs_approval", reason_code=ReasonCode.APPROVAL_RULE, message=reason, fingerprint=fingerprint
         )

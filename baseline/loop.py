@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from agent import feedback
+from agent.earlier_effects import earlier_effect, for_rule
 from agent.execution import execute
 from agent.model_calls import propose_action
 from agent.postconditions import check
@@ -23,6 +24,7 @@ from agent.step_log import StepLog
 from agent.verification import executed_call, verify
 from agent.workspace import prepare_workspace
 from contracts import (
+    EarlierEffect,
     ExecutedCall,
     ExecuteToolInput,
     PrepareWorkspaceInput,
@@ -53,6 +55,9 @@ class BaselineLoop:
         self._failed_attempts = Usage()
         conversation = StepLog()
         executed: list[ExecutedCall] = []
+        # Its effects so far, for the approval rules' limits over the run, as the durable runtime
+        # keeps them; in memory, so a baseline run restarted after a crash starts counting anew.
+        effects: list[EarlierEffect] = []
         prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
         prepared_workspace = await prepare_workspace(prepared)
         workspace = prepared_workspace.path
@@ -93,7 +98,8 @@ class BaselineLoop:
             verdict = None
             if request.baseline_verifies:
                 # The same verifier as the durable runtime's, repeated-action check included.
-                verdict = await asyncio.to_thread(verify, Path(workspace), proposal, request.profile, executed)
+                earlier = for_rule(proposal, effects)
+                verdict = await asyncio.to_thread(verify, Path(workspace), proposal, request.profile, executed, earlier)
                 if not verdict.allowed:
                     said = feedback.after_verdict(verdict)
                     rejected = conversation.record(
@@ -111,6 +117,8 @@ class BaselineLoop:
                 break
             if verdict is not None and (ran := executed_call(step, proposal, verdict, result)) is not None:
                 executed.append(ran)
+            if (effect := earlier_effect(step, proposal, result)) is not None:
+                effects.append(effect)
             record = conversation.record(
                 step,
                 request.task_id,
@@ -141,6 +149,7 @@ class BaselineLoop:
             wasted=self._failed_attempts
             + sum((s.usage for s in conversation.steps if s.outcome == "rejected"), Usage()),
             wall_time_s=time.monotonic() - started,
+            effects=effects,
             sandbox=prepared_workspace.sandbox,
         )
 

@@ -17,7 +17,9 @@ from contracts.actions import (
 )
 from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
 from contracts.budget import RunBudget
+from contracts.checkpoints import Checkpoint, LeftOut
 from contracts.counterfactual import CounterfactualRecord
+from contracts.effects import EarlierEffect
 from contracts.envelopes import (
     AppendLedgerInput,
     AppendLedgerResult,
@@ -89,6 +91,7 @@ __all__ = [
     "Approve",
     "ArtifactRef",
     "CheckPostconditionsInput",
+    "Checkpoint",
     "CommandExitCode",
     "CompileGoalInput",
     "CompileGoalResult",
@@ -99,6 +102,7 @@ __all__ = [
     "Deny",
     "DraftPlanInput",
     "DraftPlanResult",
+    "EarlierEffect",
     "EventType",
     "ExecuteAndCheckInput",
     "ExecuteToolInput",
@@ -115,6 +119,7 @@ __all__ = [
     "GoalSpec",
     "LedgerEntry",
     "LedgerEvent",
+    "LeftOut",
     "MergeSubtaskInput",
     "MergeSubtaskResult",
     "ModelCallTiming",

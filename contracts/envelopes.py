@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contracts.actions import ActionProposal, ExecutedCall, ToolResult, Verdict
+from contracts.effects import EarlierEffect
 from contracts.goal import GoalSpec
 from contracts.ledger import LedgerEntry, check_run_id
 from contracts.plan import Plan, PlanRevision, PlanTask
@@ -154,6 +155,9 @@ class VerifyProposalInput(BaseModel):
     profile: PolicyProfile = PolicyProfile.DEVELOPER
     # The run's earlier successful calls: the same one again on unchanged files is refused.
     executed: list[ExecutedCall] = Field(default_factory=list)
+    # The run's earlier effects that the proposal's approval rule reads (those of its tool,
+    # agent.earlier_effects.for_rule): a limit over the run, not one call.
+    effects: list[EarlierEffect] = Field(default_factory=list)
 
 
 class ExecuteToolInput(BaseModel):
@@ -185,6 +189,8 @@ class VerifyAndReadInput(BaseModel):
     profile: PolicyProfile = PolicyProfile.DEVELOPER
     # As VerifyProposalInput.executed: earlier runs of this call, for the repeated-action check.
     executed: list[ExecutedCall] = Field(default_factory=list)
+    # As VerifyProposalInput.effects (none for a read-only tool: it makes none, and has no rule).
+    effects: list[EarlierEffect] = Field(default_factory=list)
 
 
 class VerifiedRead(BaseModel):

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from contracts.actions import ActionProposal, ExecutedCall, Verdict
 from contracts.approval import ApprovalDecision, PendingApproval
 from contracts.budget import RunBudget
+from contracts.effects import EarlierEffect
 from contracts.envelopes import RecordStepInput
 from contracts.goal import GoalSpec
 from contracts.plan import Plan, PlanTask
@@ -81,6 +82,9 @@ class RunSnapshot(BaseModel):
     approvals: list[ApprovalDecision] = Field(default_factory=list)
     # Tool calls that ran and succeeded, for the repeated-action check.
     executed: list[ExecutedCall] = Field(default_factory=list)
+    # The external effects the run made, for the approval rules' limits over the run (a refund
+    # split in twelve): its own, its parent's before a fork's step, and its subtasks'.
+    effects: list[EarlierEffect] = Field(default_factory=list)
     # The workspace's files at the start, as every prompt lists them.
     workspace_files: list[str] = Field(default_factory=list)
     # The last step's record (checkpoint, ledger events, turn), not written yet: the next
@@ -119,6 +123,10 @@ class SubtaskOrigin(BaseModel):
     task: PlanTask
     plan_version: int = Field(ge=1)
     workspace_files: list[str] = Field(default_factory=list)
+    # The parent's effects so far (its earlier children's included): the child's approval limits
+    # count them (RunSnapshot.effects). Not those of siblings running at the same time: each of
+    # k children at once may go up to a limit before a person is asked, k times it in all.
+    effects: list[EarlierEffect] = Field(default_factory=list)
 
 
 class RunRequest(BaseModel):
@@ -174,6 +182,9 @@ class RunResult(BaseModel):
     wall_time_s: float = 0.0
     checkpoint: str = ""
     approvals: list[ApprovalDecision] = Field(default_factory=list)
+    # The external effects the run made (RunSnapshot.effects): a subtask's parent counts its
+    # child's toward its own limits.
+    effects: list[EarlierEffect] = Field(default_factory=list)
     # How many times the workflow continued as new to keep its history small.
     generations: int = 1
     # Where the agent's commands ran (None in results recorded before runs said so).

@@ -183,6 +183,8 @@ def snapshot_after(final: RunSnapshot, k: int, task_ended: bool) -> RunSnapshot:
         wasted=sum((step.usage for step in steps if step.outcome == "rejected"), Usage()),
         approvals=[approval for approval in final.approvals if approval.step <= k],
         executed=[call for call in final.executed if call.step <= k],
+        # Copied into the fork's world (POST /fork): they count toward its approval limits.
+        effects=[effect for effect in final.effects if effect.step <= k],
         workspace_files=final.workspace_files,
     )
 

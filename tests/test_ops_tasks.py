@@ -117,7 +117,10 @@ async def test_offboard_employee(ops_url: str, client: Client, task_queue: str, 
     task = load_task("offboard-employee")
     request = build_request(task, runtime)  # type: ignore[arg-type]
 
-    result = await run(runtime, client, task_queue, request)
+    if runtime == "durable":
+        result = await run_approving_the_disable(client, task_queue, request)
+    else:
+        result = await run(runtime, client, task_queue, request)
 
     assert result.outcome == RunState.COMPLETED, result.reason
     judged = await judge(task, request, result)
@@ -133,6 +136,20 @@ async def test_offboard_employee(ops_url: str, client: Client, task_queue: str, 
     }
     assert sorted(t["title"] for t in state["tickets"]) == ["Revoke GitHub access: dana", "Revoke VPN access: dana"]
     assert state["refunds"] == []
+
+
+async def run_approving_the_disable(client: Client, task_queue: str, request: RunRequest) -> RunResult:
+    """Every account disabled needs a person's approval (agent.tools.ops.account_approval): the
+    test is that person, for dana's account."""
+    async with build_worker(client, task_queue):
+        handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+        pending = (await awaiting_approval(handle)).pending_approval
+        assert pending is not None and pending.proposal.tool == "disable_account"
+        assert pending.proposal.arguments["user"] == "dana"
+        await handle.execute_update(
+            AgentRunWorkflow.approve, Approve(approver="test", arguments_sha256=pending.arguments_sha256)
+        )
+        return await run_result(handle)
 
 
 async def awaiting_approval(handle: WorkflowHandle[Any, Any]) -> RunSnapshot:

@@ -229,6 +229,7 @@ async def _finish(run: Run, acceptance: PostconditionResult | None, reason: str)
         wall_time_s=run.elapsed_s(snapshot.started_at),
         checkpoint=snapshot.checkpoint,
         approvals=snapshot.approvals,
+        effects=snapshot.effects,
         generations=snapshot.generation,
         sandbox=snapshot.sandbox,
     )

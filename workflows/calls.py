@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.postconditions import check_postconditions
     from activities.step_records import record_step
     from activities.verification import verify_proposal
+    from agent.earlier_effects import for_rule
     from contracts import (
         ActionProposal,
         CheckPostconditionsInput,
@@ -34,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         VerifyAndReadInput,
     )
     from contracts.approval import proposal_digest
+    from contracts.effects import EarlierEffect
     from contracts.envelopes import AppendLedgerInput, RecordStepInput, RecordStepResult, VerifyProposalInput
     from contracts.ledger import LedgerEntry
     from workflows import activity_options as options
@@ -81,6 +83,12 @@ def _earlier_runs(run: Run, proposal: ActionProposal) -> list[ExecutedCall]:
     return [call for call in run.snapshot.executed if call.digest == digest]
 
 
+def _earlier_effects(run: Run, proposal: ActionProposal) -> list[EarlierEffect]:
+    # A subtask's child run counts its parent's effects too: they were made in the same world.
+    inherited = run.request.subtask.effects if run.request.subtask is not None else []
+    return for_rule(proposal, [*inherited, *run.snapshot.effects])
+
+
 async def verify(run: Run, proposal: ActionProposal) -> Verdict:
     return await workflow.execute_local_activity(
         verify_proposal,
@@ -89,6 +97,7 @@ async def verify(run: Run, proposal: ActionProposal) -> Verdict:
             proposal=proposal,
             profile=run.request.profile,
             executed=_earlier_runs(run, proposal),
+            effects=_earlier_effects(run, proposal),
         ),
         start_to_close_timeout=options.VERIFY.start_to_close,
         retry_policy=options.VERIFY.retry,
@@ -102,7 +111,12 @@ async def verify_then_read(run: Run, execution: ExecuteToolInput) -> VerifiedRea
     proposal = execution.proposal
     return await workflow.execute_local_activity(
         verify_and_read,
-        VerifyAndReadInput(execution=execution, profile=run.request.profile, executed=_earlier_runs(run, proposal)),
+        VerifyAndReadInput(
+            execution=execution,
+            profile=run.request.profile,
+            executed=_earlier_runs(run, proposal),
+            effects=_earlier_effects(run, proposal),
+        ),
         start_to_close_timeout=options.READ.start_to_close,
         retry_policy=options.READ.retry,
         summary=f"step {run.snapshot.step}: verify and read {proposal.describe()}",

@@ -98,6 +98,7 @@ async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
         task=task,
         plan_version=snapshot.plan_version,
         workspace_files=snapshot.workspace_files,
+        effects=snapshot.effects,
     )
     child = request.model_copy(
         update={
@@ -155,6 +156,8 @@ async def _merge(run: Run, ready: list[PlanTask], ended: list[RunResult]) -> lis
         snapshot.steps.extend(result.steps)
         snapshot.usage += result.usage
         snapshot.wasted += result.wasted
+        # Made whether or not its task completed; the next children count them.
+        snapshot.effects.extend(result.effects)
         where = f"plan-v{version}/{task.id}"
         events.append(
             run.entries.entry(

@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.model_calls import propose_action
     from agent import feedback
     from agent.budget import Spent, exhausted
+    from agent.earlier_effects import earlier_effect
     from agent.tools.registry import READ_ONLY_TOOLS
     from agent.verification import executed_call
     from contracts import (
@@ -166,6 +167,9 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         result = await calls.call(execute_tool, execution, options.EXECUTE, summary)
     if (ran := executed_call(snapshot.step, proposal, verdict, result)) is not None:
         snapshot.executed.append(ran)
+    # No command: a run recorded before it replays as it ran (its verdicts are in its history).
+    if (effect := earlier_effect(snapshot.step, proposal, result)) is not None:
+        snapshot.effects.append(effect)
     if not result.ok:
         said = feedback.after_tool(result, None)
         await end_step(run, task, StepEnd("rejected", proposal, usage, said, verdict, result))

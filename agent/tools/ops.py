@@ -11,18 +11,23 @@ A probe raises only ToolUnavailable: when it cannot tell, the call is retried, n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from agent.ops_client import error_message, ops_request
 from agent.tools.context import ToolContext
+from contracts.effects import EarlierEffect
 from contracts.errors import ToolError, ToolUnavailable
 
-# Refunds above this need a person's approval (the verifier asks for it).
+# What a run may refund without a person's approval (the verifier asks for it): on one order,
+# and over all orders. Each counts the run's earlier refunds with the one proposed, so twelve
+# refunds of 10,000 cents need what one of 120,000 needs.
 REFUND_APPROVAL_LIMIT_CENTS = 10_000
+REFUND_RUN_APPROVAL_LIMIT_CENTS = 30_000
 _NOT_CONFIGURED = "no operations service is configured (set AGENT_LAB_OPS_URL)"
 
 
@@ -71,13 +76,63 @@ async def find_disabled_account(ctx: ToolContext, args: DisableAccountArgs) -> s
     return await _find(ctx, "/accounts/disabled-by-key")
 
 
-def refund_approval(args: IssueRefundArgs) -> str | None:
-    if args.amount_cents > REFUND_APPROVAL_LIMIT_CENTS:
-        return (
-            f"a refund of {args.amount_cents} cents is above the {REFUND_APPROVAL_LIMIT_CENTS} cents"
-            " that may be refunded without approval"
+def refund_approval(args: IssueRefundArgs, earlier: Sequence[EarlierEffect]) -> str | None:
+    """Why a refund needs a person's approval: with the run's earlier refunds of its order it
+    passes the per-order limit, or with all the run's earlier refunds the per-run limit.
+
+    An earlier refund a person approved counts as any other: the approval covered that refund,
+    of that amount (it is bound to the call's digest), not an allowance for more. Left out, one
+    approved refund of 10,001 cents would let every later refund of its order through unasked.
+    """
+    refunds = _earlier_refunds(earlier)
+    same_order = [(step, refund) for step, refund in refunds if refund.order_id == args.order_id]
+    order_total = args.amount_cents + sum(refund.amount_cents for _, refund in same_order)
+    run_total = args.amount_cents + sum(refund.amount_cents for _, refund in refunds)
+    unasked = "without a person's approval"
+    reasons = []
+    if order_total > REFUND_APPROVAL_LIMIT_CENTS and not same_order:
+        reasons.append(f"is above the {REFUND_APPROVAL_LIMIT_CENTS} cents that may be refunded on one order {unasked}")
+    elif order_total > REFUND_APPROVAL_LIMIT_CENTS:
+        reasons.append(
+            f"on order {args.order_id!r} brings this run's refunds of that order to {order_total} cents"
+            f" ({_earlier(same_order)}), above the {REFUND_APPROVAL_LIMIT_CENTS} cents that may be refunded"
+            f" on one order {unasked}"
         )
-    return None
+    # The per-run limit is above the per-order one: a refund that passes it alone passed both.
+    if run_total > REFUND_RUN_APPROVAL_LIMIT_CENTS and refunds:
+        reasons.append(
+            f"brings this run's refunds to {run_total} cents ({_earlier(refunds)}), above the"
+            f" {REFUND_RUN_APPROVAL_LIMIT_CENTS} cents that may be refunded in one run {unasked}"
+        )
+    return f"a refund of {args.amount_cents} cents {'; and it '.join(reasons)}" if reasons else None
+
+
+def account_approval(args: DisableAccountArgs, earlier: Sequence[EarlierEffect]) -> str:
+    """Every account disabled needs a person's approval: it locks a person out at once, and no
+    tool can enable an account again, so a wrong user name (or one a hostile document named) is
+    undone only by hand. Unlike an amount, there is no smaller part of it to allow."""
+    return (
+        f"disabling account {args.user!r} locks its user out at once, and no tool can enable it again:"
+        " every account disabled needs a person's approval"
+    )
+
+
+def _earlier_refunds(earlier: Sequence[EarlierEffect]) -> list[tuple[int, IssueRefundArgs]]:
+    refunds = []
+    for effect in earlier:
+        if effect.tool != "issue_refund":
+            continue
+        try:
+            refunds.append((effect.step, IssueRefundArgs.model_validate(effect.arguments)))
+        except ValidationError:
+            continue  # arguments that fit no refund made none: the executor validates them too
+    return refunds
+
+
+def _earlier(refunds: list[tuple[int, IssueRefundArgs]]) -> str:
+    steps = ", ".join(str(step) for step, _ in refunds)
+    cents = sum(refund.amount_cents for _, refund in refunds)
+    return f"{cents} cents earlier, at step{'s' if len(refunds) > 1 else ''} {steps}"
 
 
 async def _post(ctx: ToolContext, path: str, args: BaseModel, exclude: set[str] | None = None) -> str:

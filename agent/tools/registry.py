@@ -6,7 +6,7 @@ verifier and the executor validate against the same model.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -19,12 +19,15 @@ from agent.tools.context import ToolContext
 from agent.tools.output import truncate
 from agent.tools.viewer import WINDOW_LINES
 from contracts import RiskLevel, ToolSpec
+from contracts.effects import EarlierEffect
 
 ToolRun = Callable[[ToolContext, Any], Awaitable[str | CommandOutcome]]
 # Reads the target system: the recorded effect of this call (by its idempotency key), or None.
 ToolProbe = Callable[[ToolContext, Any], Awaitable[str | None]]
-# A reason this particular call needs a person's approval, or None.
-ApprovalRule = Callable[[Any], str | None]
+# A reason this particular call needs a person's approval, or None: from its arguments and the
+# run's earlier effects of the same tool (agent.earlier_effects), so that a limit holds over the
+# run, not one call.
+ApprovalRule = Callable[[Any, Sequence[EarlierEffect]], str | None]
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,7 @@ _TOOLS = (
         _bounded(ops.disable_account),
         external_effects=True,
         probe=ops.find_disabled_account,
+        approval_rule=ops.account_approval,
     ),
 )
 
