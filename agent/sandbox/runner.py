@@ -40,6 +40,10 @@ class Spawn:
     # RLIMIT_NPROC counts every process of the user: a fallback only where the command runs
     # as a user of its own (and no control group bounds its processes).
     nproc_rlimit: bool = False
+    # Descriptors the child keeps (what bubblewrap reads at start-up), and a step of the
+    # backend's own in the child before the exec, after the containment's.
+    pass_fds: tuple[int, ...] = ()
+    preexec: Callable[[], None] | None = None
 
 
 async def run_process(spawn: Spawn, timeout_s: float) -> CommandOutcome:
@@ -67,7 +71,8 @@ async def _run(spawn: Spawn, timeout_s: float, containment: Containment, started
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,
-            preexec_fn=containment.preexec(),
+            preexec_fn=_then(containment.preexec(), spawn.preexec),
+            pass_fds=spawn.pass_fds,
         )
     except BaseException:
         os.close(read_fd)
@@ -188,6 +193,17 @@ def shown_text(head: bytes, tail: bytes, total: int) -> str:
 def _decode(data: bytes) -> str:
     """Tool output as text; bytes that are not UTF-8 are replaced, never an exception."""
     return data.decode("utf-8", errors="replace")
+
+
+def _then(first: Callable[[], None], second: Callable[[], None] | None) -> Callable[[], None]:
+    if second is None:
+        return first
+
+    def both() -> None:
+        first()
+        second()
+
+    return both
 
 
 def _kill_group(pid: int) -> None:
