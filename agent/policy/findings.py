@@ -28,6 +28,8 @@ SEVERITY: tuple[ReasonCode, ...] = (
     ReasonCode.RESOURCE_EXHAUSTION,
     ReasonCode.DYNAMIC_CODE,
     ReasonCode.UNANALYZABLE_COMMAND,
+    # A name made to pass for another, or for an option (agent.policy.option_files).
+    ReasonCode.SUSPICIOUS_PATH,
     ReasonCode.PATH_OUTSIDE_WORKSPACE,
     # Last: the only finding a person may approve, so any other finding outranks it.
     ReasonCode.PLANTED_PERSISTENCE,

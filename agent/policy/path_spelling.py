@@ -1,5 +1,7 @@
 """Paths spelled to look like other paths: `%2e%2e%2f`, `..\\`, `/etc/passwd` written with
-U+2215 division slashes, hidden characters, letters of another script that pass for Latin.
+U+2215 division slashes, hidden characters, letters of another script that pass for Latin,
+combining marks on Latin letters (`.git` + U+0338), characters that normalise to others (the
+Kelvin sign for `K`) and spellings that composing (NFC) changes.
 
 On POSIX none of these is a separator: `..%2f..%2fetc` is a file name in the workspace, and so
 is `a` U+2215 `b`. They are refused all the same, by name: a file tool has no use for them, and
@@ -43,9 +45,57 @@ def suspicious_spelling(path: str) -> str | None:
     for part in re.split(r"[/._ -]", path):
         if len(scripts := {_script(c) for c in part if c.isalpha()} - {None}) > 1:
             return f"its name {part!r} mixes {' and '.join(sorted(scripts))} letters that look alike"
+    if why := _unusual_composition(path):
+        return why
     if unicodedata.normalize("NFKC", path) != unicodedata.normalize("NFC", path):
         return "it holds characters that stand for others (compatibility forms), so it is not the path it looks like"
     return None
+
+
+def _unusual_composition(path: str) -> str | None:
+    """Characters that stand for others, combining marks where no word puts them, and spellings
+    that composing (NFC) changes.
+
+    A mark on an ASCII or other Latin letter is either a decomposed accent (`e` + U+0301, which
+    has a precomposed `é` that names the same visible file) or a mark no Latin-alphabet word puts
+    there (`.git` + U+0338, `setup.py` + U+0301 on the `p`): both make a second name that passes
+    for the first. A mark with no letter under it (at the start of a name, on `.` or `/`) is the
+    same trick. Marks on the letters of the scripts that are written with them (Devanagari,
+    Arabic, Hebrew, Thai) and a variation selector on an emoji are ordinary text.
+    """
+    for character in path:
+        composed = unicodedata.normalize("NFC", character)
+        if composed != character and not _is_mark(character):
+            name = unicodedata.name(character, "?").lower()
+            return f"it holds U+{ord(character):04X} ({name}), which stands for {composed!r}"
+    base = ""
+    for character in path:
+        if not _is_mark(character):
+            base = character
+            continue
+        if base in ("", "/") or not (_letter_of_marked_script(base) or unicodedata.category(base) == "So"):
+            plain = "".join(c for c in path if not _is_mark(c))
+            composed = unicodedata.normalize("NFC", path)
+            if composed != path and not any(_is_mark(c) for c in composed):
+                return (
+                    "it spells an accented letter as a letter and a combining mark: write it precomposed, "
+                    f"{composed!r}, or without the mark, {plain!r}"
+                )
+            under = f"on {base!r}" if base not in ("", "/") else "with no letter under it"
+            mark = unicodedata.name(character, "?").lower()
+            return f"it puts U+{ord(character):04X} ({mark}) {under}, so it passes for {plain!r}"
+    if unicodedata.normalize("NFC", path) != path:
+        return f"it is not in composed form (NFC): write it as {unicodedata.normalize('NFC', path)!r}"
+    return None
+
+
+def _letter_of_marked_script(character: str) -> bool:
+    """A letter of a script written with combining marks: not Latin (ASCII or accented)."""
+    return unicodedata.category(character).startswith("L") and _script(character) != "Latin"
+
+
+def _is_mark(character: str) -> bool:
+    return unicodedata.category(character).startswith("M")
 
 
 def spelling_message(path: str, why: str) -> str:
