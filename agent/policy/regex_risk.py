@@ -9,6 +9,11 @@ of it can end with could also start the next round, or a part of it can be match
     (a+)+     `a+` may stop anywhere: the next round takes over
     (\\w+\\s?)+  `\\s?` is optional, so `\\w+` meets the next round's `\\w`
     (\\w+\\.)+   safe: every round ends at a `.`, which `\\w+` cannot take
+
+Unbounded repeats in a row that can take the same characters (`.*.*.*=`, `\\s*\\s*\\s*$`) are
+the same trouble spread along the pattern: before what follows them fails, every way of sharing
+the text among k of them is tried, n**k. Two in a row (`\\w+\\d+`) cost n**2, as `.*x` already
+does; three or more, with something after them that can fail, are refused.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from typing import Any
 
 # A bounded repeat this long makes a polynomial of this degree: `(.*a){20}` is n**20.
 MIN_ROUNDS = 10
+# Unbounded repeats in a row over the same characters, past which the cost is n**3 and more.
+MAX_CHAINED = 2
 # Characters a class is tested against: Latin-1, enough to tell `\w` from `\s` from `.`,
 # and one that stands for every character past it.
 _OTHER = 256
@@ -51,6 +58,8 @@ def catastrophic_part(pattern: str) -> str | None:
 
 
 def _search(items: list[Item], state: object) -> str | None:
+    if _chained(items, state):
+        return f"more than {MAX_CHAINED} unbounded repeats in a row can share the same text in many ways"
     for op, av in items:
         if op in _REPEATS:
             _, high, body = av
@@ -69,6 +78,25 @@ def _search(items: list[Item], state: object) -> str | None:
         if found:
             return found
     return None
+
+
+def _chained(items: list[Item], state: object) -> bool:
+    """Whether more than MAX_CHAINED unbounded repeats follow one another, each able to take
+    characters the one before it takes (only parts that may match nothing between them), with
+    something after them that can make the match fail and so start the sharing over."""
+    flat = _flatten(items)
+    chain = 0
+    taken: frozenset[int] = frozenset()
+    for index, item in enumerate(flat):
+        if item[0] in _REPEATS and item[1][1] >= MIN_ROUNDS:
+            chars = _chars(item)
+            chain = chain + 1 if chars & taken else 1
+            taken = chars
+            if chain > MAX_CHAINED and index + 1 < len(flat):
+                return True
+        elif _width([item], state)[0] > 0:
+            chain, taken = 0, frozenset()
+    return False
 
 
 def _ambiguous(body: list[Item], state: object) -> bool:
