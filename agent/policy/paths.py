@@ -8,6 +8,12 @@ sub and is allowed. A directory the walker cannot pin down ("?", e.g. after a `c
 loop) counts as the root: a path that does not climb above the root from there cannot
 climb above it from anywhere deeper. When the workspace is known, symlinks are followed
 as `agent.tools.paths` does, so a link to the outside is outside.
+
+Where the sandbox gives each command a /tmp of its own (bubblewrap's and Docker's tmpfs,
+`Sandbox.private_tmp`, with /dev/shm), /tmp and what is under it count as inside: nothing of
+the host is there, and it is gone when the command ends. The caller says so; with a plain process /tmp is
+the host's, and outside. Only the normalised path counts (`/tmp/../etc` is /etc), and the
+sandbox's /tmp is not the host's, so nothing there is looked up on disk.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ _FD_DEVICE = re.compile(r"/dev/fd/\d+$")
 _DISK = re.compile(r"/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|dm-|md\d|sr\d|disk|mapper/|mem$|kmem$|port$)")
 _SOCKET = re.compile(r"/dev/(tcp|udp)/")
 _GLOB = re.compile(r"[*?\[]")
+# What a sandbox with a private /tmp (Where.private_tmp) gives each command of its own.
+PRIVATE_DIRS = ("/tmp", "/dev/shm")
 # Standard places for programs: `/usr/bin/python3` is python3, not a path argument.
 SYSTEM_BIN_DIRS = {"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"}
 
@@ -48,10 +56,12 @@ class Where:
 
     cwds: frozenset[str]
     workspace: Path | None = None
+    # Whether the sandbox gives commands a private /tmp, which then counts as inside.
+    private_tmp: bool = False
 
     def places(self, word: Word) -> dict[str, Place]:
         """Each static text the word may stand for, and where it points."""
-        return {text: place_of(text, self.cwds, self.workspace) for text in candidates(word)}
+        return {text: place_of(text, self.cwds, self.workspace, self.private_tmp) for text in candidates(word)}
 
 
 def candidates(word: Word) -> list[str]:
@@ -78,24 +88,26 @@ def candidates(word: Word) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def place_of(text: str, cwds: frozenset[str], workspace: Path | None = None) -> Place:
+def place_of(text: str, cwds: frozenset[str], workspace: Path | None = None, private_tmp: bool = False) -> Place:
     """The most worrying place `text` may point to, from any of the directories in cwds."""
     if DYNAMIC in text:
         text = _static_view(text)
         if not text:
             return Place.INSIDE
     if text.startswith("/"):
-        return _absolute(posixpath.normpath(text) if not text.startswith("//") else text)
+        return _absolute(posixpath.normpath(text) if not text.startswith("//") else text, private_tmp)
     if text.startswith("~"):
         return Place.OUTSIDE
-    places = {_relative(text, cwd, workspace) for cwd in cwds}
+    places = {_relative(text, cwd, workspace, private_tmp) for cwd in cwds}
     for worst in (Place.OUTSIDE, Place.ROOT):
         if worst in places:
             return worst
     return Place.INSIDE
 
 
-def _absolute(text: str) -> Place:
+def _absolute(text: str, private_tmp: bool = False) -> Place:
+    if private_tmp and any(text == private or text.startswith(private + "/") for private in PRIVATE_DIRS):
+        return Place.INSIDE
     if text in HARMLESS_DEVICES or _FD_DEVICE.match(text):
         return Place.DEVICE
     if _SOCKET.match(text):
@@ -105,8 +117,10 @@ def _absolute(text: str) -> Place:
     return Place.OUTSIDE
 
 
-def _relative(text: str, cwd: str, workspace: Path | None) -> Place:
-    if cwd.startswith(("/", "~")) or cwd == ".." or cwd.startswith("../"):
+def _relative(text: str, cwd: str, workspace: Path | None, private_tmp: bool = False) -> Place:
+    if cwd.startswith("/"):  # after `cd /tmp/build`: where the path leads from there
+        return _absolute(posixpath.normpath(posixpath.join(cwd, text)), private_tmp)
+    if cwd.startswith("~") or cwd == ".." or cwd.startswith("../"):
         return Place.OUTSIDE  # after a `cd` out of the workspace (itself refused)
     base = "." if cwd == SOMEWHERE_INSIDE else cwd
     parts = [".." if _may_match_parent(part) else part for part in text.split("/")]

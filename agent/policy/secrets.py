@@ -6,6 +6,7 @@ before the generic outside-the-workspace rule and gives the more specific reason
 
 from __future__ import annotations
 
+import posixpath
 import re
 from fnmatch import fnmatchcase
 
@@ -48,6 +49,8 @@ def is_secret_variable(name: str) -> bool:
 
 def _is_secret_path(text: str, globbing: bool) -> bool:
     path = text.replace(DYNAMIC, "*")
+    if path.startswith("/"):
+        path = posixpath.normpath(path)  # `/tmp/../etc/shadow` is /etc/shadow
     if any(fnmatchcase(path, pattern) for pattern in _SECRET_PATHS):
         return True
     parts = [p for p in path.split("/") if p not in ("", ".")]

@@ -36,6 +36,8 @@ _PLACE_VARIABLES = {"HOME": "~", "PWD": ".", "TMPDIR": "/tmp"}
 # mktemp given a template with no directory part but `./`: the name it makes is in the
 # current directory (without a template, or with -p/-t, it is under /tmp).
 _MKTEMP_IN_PLACE = re.compile(r"\$\(\s*mktemp(?:\s+-[dqu]+)*\s+(?P<template>(?:\./)?[\w.-]*XXX[\w.-]*)\s*\)")
+# mktemp with no template, or `-t TEMPLATE`: a new name under $TMPDIR, which commands see as /tmp.
+_MKTEMP_IN_TMP = re.compile(r"\$\(\s*mktemp(?:\s+-[dqu]+)*(?:\s+-[dqu]*t\s+(?P<template>[\w.-]*XXX[\w.-]*))?\s*\)")
 # Stands for an indirect expansion `${!name}` among the variables a script expands.
 INDIRECT = "${!name}"
 
@@ -146,6 +148,8 @@ class WordReader:
             # `$(mktemp -d ./tmp.XXXXXX)`: a new name in the workspace, like the template.
             if made := _MKTEMP_IN_PLACE.fullmatch(node.text.decode()):
                 return (made.group("template"),)
+            if made := _MKTEMP_IN_TMP.fullmatch(node.text.decode()):
+                return ("/tmp/" + (made.group("template") or "tmp.XXXXXXXXXX"),)
             # Known output stays a hint (judged as a path), not a value: the command's name or a
             # file it deletes must not hang on `echo` printing what it seems to.
             if output is not None and kind == "command_substitution":
