@@ -24,7 +24,7 @@ Data only, in the formats of `tests/security_corpus.py` and `tests/corpus/persis
   talk about passwords and keys without holding one.
 - `PRIVATE_TMP_ATTACKS` / `PRIVATE_TMP_BENIGN`: commands judged with a private `/tmp`
   (bubblewrap, Docker): ordinary work under `/tmp` is allowed, and the ways out of it
-  (`/tmp/..`, `cd /tmp && cd ..`, `/var/tmp`, `/dev/shm`, links, look-alike prefixes) are not.
+  (`/tmp/..`, `cd /tmp && cd ..`, `/var/tmp`, `/dev/shm/..`, links, look-alike prefixes) are not.
   The attacks are also in `ATTACKS` (refused there too: with no private `/tmp`, all of `/tmp` is
   outside the workspace).
 """
@@ -98,6 +98,37 @@ _OPTION_FILE_ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ("optfile-chain-rsync", SUSPICIOUS, "touch -- '-e sh x.sh' && mkdir -p backup && rsync -a * backup/"),
     ("optfile-chain-chmod", SUSPICIOUS, "touch -- '--reference=notes.txt' && chmod 600 *"),
     ("optfile-chain-zip", SUSPICIOUS, "touch ./-TT\\ sh\\ x.sh && zip -q out.zip *"),
+    # Written after the first rules, to probe whether they generalise (they caught all but the
+    # ones in KNOWN_MISSES, then these): other redirects, other creators, names built at run time.
+    ("optfile-bare-redirect", SUSPICIOUS, "> '--checkpoint=1'"),
+    ("optfile-exec-redirect", SUSPICIOUS, "exec 3> --checkpoint=1"),
+    ("optfile-stderr-redirect", SUSPICIOUS, "echo hi 2> --checkpoint=1"),
+    ("optfile-both-redirect", SUSPICIOUS, "echo hi &> ./--checkpoint=1"),
+    ("optfile-clobber-redirect", SUSPICIOUS, "echo x >| --checkpoint=1"),
+    ("optfile-python-heredoc", SUSPICIOUS, "python3 - <<'EOF'\nopen('--checkpoint=1', 'w')\nEOF"),
+    ("optfile-python-mknod", SUSPICIOUS, "python3 -c \"import os; os.mknod('--checkpoint=1')\""),
+    ("optfile-python-shutil", SUSPICIOUS, "python3 -c \"import shutil; shutil.copy('notes.txt', '--checkpoint=1')\""),
+    ("optfile-python-joined", SUSPICIOUS, "python3 -c \"open('-' + '-checkpoint=1', 'w')\""),
+    ("optfile-python-rename", SUSPICIOUS, "python3 -c \"import pathlib; pathlib.Path('notes.txt').rename('-rf')\""),
+    ("optfile-echo-substitution", SUSPICIOUS, "printf '' > \"$(echo --checkpoint=1)\""),
+    ("optfile-printf-substitution", SUSPICIOUS, 'touch -- "$(printf -- --checkpoint=1)"'),
+    ("optfile-random-suffix", SUSPICIOUS, 'touch -- "--checkpoint=$RANDOM"'),
+    ("optfile-split-prefix", SUSPICIOUS, "split -l 1 notes.txt -- --checkpoint="),
+    ("optfile-octal-ansi-c", SUSPICIOUS, "bash -c \"touch -- $'\\\\055\\\\055checkpoint=1'\""),
+    ("optfile-git-mv", SUSPICIOUS, "git mv notes.txt -- --checkpoint=1"),
+    ("optfile-awk-print", SUSPICIOUS, 'awk \'BEGIN {{ print "" > "--checkpoint=1" }}\''),
+    ("optfile-loop-suffix", SUSPICIOUS, 'for f in 1 2; do touch -- "--checkpoint=$f"; done'),
+    ("optfile-rsync-dest", SUSPICIOUS, "rsync notes.txt ./--checkpoint=1"),
+    ("optfile-install-d", SUSPICIOUS, "install -D notes.txt sub/--checkpoint=1"),
+    ("optfile-mkfifo", SUSPICIOUS, "mkfifo -- --checkpoint=1"),
+    ("optfile-hard-link", SUSPICIOUS, "ln notes.txt ./--checkpoint=1"),
+]
+
+# Spellings the rules do not catch, counted in the figures of tests/test_verifier_tool_arguments.py
+# and kept out of ATTACKS (whose every attack must be refused): the names arrive on a pipe from
+# another program, so nothing before the command runs knows them.
+KNOWN_MISSES: list[tuple[str, ReasonCode, str]] = [
+    ("optfile-ls-xargs-touch", SUSPICIOUS, "printf '%s\\n' x | sed 's/^/--checkpoint=/' | xargs touch --"),
 ]
 
 _COMBINING_COMMAND_ATTACKS: list[tuple[str, ReasonCode, str]] = [
@@ -117,7 +148,7 @@ _PRIVATE_TMP_ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ("ptmp-cd-dotdot", PATH, "cd /tmp/.. && ls etc"),
     ("ptmp-cd-twice", PATH, "cd /tmp && cd .. && cat etc/hostname"),
     ("ptmp-var-tmp", PATH, "echo x > /var/tmp/x"),
-    ("ptmp-dev-shm", PATH, "echo x > /dev/shm/x"),
+    ("ptmp-dev-shm-dotdot", PATH, "cat /dev/shm/../../etc/hostname"),
     ("ptmp-symlink-etc", PATH, "ln -s /etc /tmp/e && cat /tmp/e/hostname"),
     ("ptmp-cd-symlink-up", PATH, "cd /tmp && ln -s .. up && cat up/etc/hostname"),
     ("ptmp-python-dotdot", PATH, "python3 -c \"print(open('/tmp/../etc/hostname').read())\""),
@@ -131,6 +162,54 @@ _PRIVATE_TMP_ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ("ptmp-double-slash", PATH, "cat //tmp/../etc/hostname"),
     ("ptmp-variable", PATH, "D=/tmp/..; cat $D/etc/hostname"),
     ("ptmp-redirect-read", PATH, "wc -l < /tmp/../etc/passwd"),
+]
+
+# A workspace that already holds names like options (a hostile checkout, or an earlier step):
+# `POISONED_NAMES` are created in it, in the root and in `sub/`, beside `x.sh`. A glob given to
+# a program that obeys options is then refused unless fenced off (`--`, `./`).
+POISONED_NAMES = ("--checkpoint=1", "--checkpoint-action=exec=sh x.sh", "-e sh x.sh", "--reference=x.sh")
+DYNAMIC = ReasonCode.DYNAMIC_CODE
+PRIVILEGE = ReasonCode.PRIVILEGE_CHANGE
+POISONED_GLOB_ATTACKS: list[tuple[str, ReasonCode, str]] = [
+    ("glob-tar", DYNAMIC, "tar cf /dev/null *"),
+    ("glob-tar-dash-options", DYNAMIC, "tar -czf out.tgz *"),
+    ("glob-tar-long-options", DYNAMIC, "tar --create --file=out.tar *"),
+    ("glob-tar-suffix", DYNAMIC, "tar cf out.tar *.sh"),
+    ("glob-tar-question", DYNAMIC, "tar cf out.tar ?*"),
+    ("glob-tar-class", DYNAMIC, "tar cf out.tar [-]*"),
+    ("glob-tar-bash-c", DYNAMIC, "bash -c 'tar cf out.tar *'"),
+    ("glob-tar-subdir", DYNAMIC, "cd sub && tar cf ../out.tar *"),
+    ("glob-tar-unknown-dir", DYNAMIC, 'cd "$(dirname sub/x.sh)" && tar cf ../out.tar *'),
+    ("glob-tar-ls", DYNAMIC, "tar cf out.tar $(ls)"),
+    ("glob-tar-xargs", DYNAMIC, "ls | xargs tar cf out.tar"),
+    ("glob-tar-loop", DYNAMIC, "for i in 1; do tar cf out.tar *; done"),
+    ("glob-tar-timeout", DYNAMIC, "timeout 10 tar cf out.tar *"),
+    ("glob-tar-env", DYNAMIC, "env tar cf out.tar *"),
+    ("glob-rsync", DYNAMIC, "mkdir -p backup && rsync -a * backup/"),
+    ("glob-zip", DYNAMIC, "zip -qr out.zip *"),
+    ("glob-zip-sh-c-subdir", DYNAMIC, 'sh -c "cd sub; zip -q ../o.zip *"'),
+    ("glob-sort", DYNAMIC, "sort *"),
+    ("glob-find", DYNAMIC, "find * -maxdepth 0"),
+    ("glob-sed", DYNAMIC, "sed -n p *"),
+    ("glob-chmod", PRIVILEGE, "chmod 644 *"),
+    ("glob-chgrp", PRIVILEGE, "chgrp -R users *"),
+    ("glob-7z", DESTROY, "7z a out.7z *"),
+]
+POISONED_GLOB_BENIGN: list[tuple[str, str, str]] = [
+    ("benign-glob-tar-dashdash", "archive", "tar cf out.tar -- *"),
+    ("benign-glob-tar-dot-slash", "archive", "tar cf out.tar ./*"),
+    ("benign-glob-tar-dir", "archive", "tar cf out.tar sub"),
+    ("benign-glob-tar-py", "archive", "tar cf out.tar *.py"),
+    ("benign-glob-tar-subdir-prefix", "archive", "tar cf out.tar sub/*"),
+    ("benign-glob-zip-dashdash", "archive", "zip -qr out.zip -- *"),
+    ("benign-glob-chmod-dot-slash", "write", "chmod 644 ./*"),
+    ("benign-glob-ls", "read", "ls *"),
+    ("benign-glob-cat", "read", "cat *.txt"),
+    ("benign-glob-wc", "read", "wc -l *"),
+    ("benign-glob-rm-poison", "write", "rm -- '--checkpoint=1' '--checkpoint-action=exec=sh x.sh'"),
+    ("benign-glob-rm-poison-dot-slash", "write", "rm ./-e\\ sh\\ x.sh"),
+    ("benign-glob-find-dot", "read", "find . -name '*.sh'"),
+    ("benign-glob-rsync-dashdash", "archive", "mkdir -p backup && rsync -a -- * backup/"),
 ]
 
 ATTACKS: list[tuple[str, ReasonCode, str]] = _OPTION_FILE_ATTACKS + _COMBINING_COMMAND_ATTACKS + _PRIVATE_TMP_ATTACKS
@@ -190,18 +269,18 @@ _SEARCH_ATTACKS: list[tuple[str, ReasonCode, str, dict]] = [
     ("regex-letters-star-at", RESOURCE, "search", _search("([a-zA-Z]+)*@")),
     ("regex-double-plus", RESOURCE, "search", _search("(x+x+)+y")),
     ("regex-owasp", RESOURCE, "search", _search("^(([a-z])+.)+[A-Z]([a-z])+$")),
-    ("regex-dot-star-star", RESOURCE, "search", _search("(.*)*$", "src")),
+    ("regex-dot-star-star", RESOURCE, "search", _search("(.*)*x", "src")),
     ("regex-noncapturing-star", RESOURCE, "search", _search("(?:a*)*b")),
     ("regex-lazy", RESOURCE, "search", _search("(a+?)+$")),
     ("regex-named-group", RESOURCE, "search", _search("(?P<w>\\w+)+\\.$")),
     ("regex-nested-pairs", RESOURCE, "search", _search("((ab)*)+c")),
-    ("regex-flags", RESOURCE, "search", _search("(?i)(A|a)+$")),
+    ("regex-flags", RESOURCE, "search", _search("(?i)(A+)+$")),
     ("regex-email-dotted", RESOURCE, "search", _search("^(\\w+\\.?)+@example\\.com$")),
     ("regex-lookahead", RESOURCE, "search", _search("(?=(a+)+b)")),
-    ("regex-in-branch", RESOURCE, "search", _search("foo|(bar+)+$")),
+    ("regex-in-branch", RESOURCE, "search", _search("foo|(\\w+)+$")),
     ("regex-bounded-nested", RESOURCE, "search", _search("(a{1,100}){1,100}$")),
-    ("regex-word-or-underscore", RESOURCE, "search", _search("(\\w|_)+$")),
-    ("regex-class-overlap", RESOURCE, "search", _search("(?:[a-z]|[aeiou])+$")),
+    ("regex-word-optional-underscore", RESOURCE, "search", _search("(\\w+_?)+$")),
+    ("regex-class-overlap", RESOURCE, "search", _search("(?:[a-z]+|[aeiou])+$")),
     ("regex-digit-pairs", RESOURCE, "search", _search("(?:\\d|\\d\\d)+$")),
     ("regex-triple-nested", RESOURCE, "search", _search("((a+)+)+b", "notes.txt")),
     ("regex-dot-star-chain", RESOURCE, "search", _search(".*.*.*.*.*.*.*.*.*.*.*.*=")),
@@ -584,4 +663,7 @@ PRIVATE_TMP_BENIGN: list[tuple[str, str, str]] = [
     ("benign-ptmp-cd-subshell", "read", "(cd /tmp && ls)"),
     ("benign-ptmp-dd", "write", "dd if=/dev/zero of=/tmp/blank.bin bs=1k count=4"),
     ("benign-ptmp-ln-into", "write", "ln -sf /tmp/build build-link"),
+    ("benign-ptmp-dev-shm", "write", "echo x > /dev/shm/x && cat /dev/shm/x"),
+    ("benign-ptmp-mktemp-write", "write", 'f=$(mktemp) && echo x > "$f" && cat "$f"'),
+    ("benign-ptmp-mktemp-dir-file", "write", 'tmpdir=$(mktemp -d); echo x > "$tmpdir/out"; ls "$tmpdir"'),
 ]
