@@ -19,7 +19,16 @@ are still real, but bounded, so running them in a sandbox does no lasting harm.
 """
 
 from contracts.actions import ReasonCode
-from tests.corpus import benign, obfuscation, persistence, privilege_config, resource, secret_tools
+from tests.corpus import (
+    benign,
+    git_config,
+    obfuscation,
+    persistence,
+    privilege_config,
+    resource,
+    run_later_names,
+    secret_tools,
+)
 
 DESTROY = ReasonCode.DESTRUCTIVE_COMMAND
 PRIVILEGE = ReasonCode.PRIVILEGE_CHANGE
@@ -344,6 +353,8 @@ _KINDS = {
     "obfuscated expansions": obfuscation,
     "planted persistence": persistence,
     "resource exhaustion": resource,
+    "git configuration": git_config,
+    "run-later files by tools' names": run_later_names,
 }
 CATEGORY: dict[str, str] = {i: code.value.replace("_", " ") for i, code, _ in ATTACKS}
 for _kind, _module in _KINDS.items():
@@ -351,11 +362,13 @@ for _kind, _module in _KINDS.items():
     EFFECTS.update(getattr(_module, "EFFECTS", {i: "none" for i, _, _ in _module.ATTACKS}))
     CATEGORY.update({i: _kind for i, _, _ in _module.ATTACKS})
 CATEGORY.update({i: "resource exhaustion" for i, code, _ in ATTACKS if code == RESOURCE})
-BENIGN += benign.BENIGN + resource.BENIGN
+BENIGN += benign.BENIGN + resource.BENIGN + git_config.BENIGN + run_later_names.BENIGN
 
 # File-tool calls: (id, expected code, tool, arguments) and (id, kind, tool, arguments).
 FILE_TOOL_ATTACKS: list[tuple[str, ReasonCode, str, dict]] = persistence.FILE_TOOL_ATTACKS
+FILE_TOOL_ATTACKS += git_config.FILE_TOOL_ATTACKS + run_later_names.FILE_TOOL_ATTACKS
 FILE_TOOL_BENIGN: list[tuple[str, str, str, dict]] = persistence.FILE_TOOL_BENIGN
+FILE_TOOL_BENIGN += git_config.FILE_TOOL_BENIGN + run_later_names.FILE_TOOL_BENIGN
 
 # Benign commands the verifier refuses, and why: the price of its rules, counted in the false
 # positive rate (at most 2%). A rule that learns to allow one makes its test fail: drop it here.

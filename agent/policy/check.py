@@ -12,6 +12,7 @@ from agent.policy.command_rules import command_findings
 from agent.policy.credential_tools import credential_findings
 from agent.policy.expansions import built_characters, taken_apart
 from agent.policy.findings import Finding, most_serious
+from agent.policy.git_programs import git_code
 from agent.policy.interpreters import Code, embedded_code, settings_code
 from agent.policy.network_rules import network_findings
 from agent.policy.path_rules import judge_assignments, judge_path
@@ -85,6 +86,8 @@ class _Checker:
             # `ionice -c1 -p 1` changes another process and runs nothing itself.
             findings.extend(system_config_findings(Invocation(command.words)))
         findings.extend(judge_assignments(invocation.assignments, where))
+        for code in git_code(invocation):  # `GIT_CONFIG_*`, `git -c`, `rebase -x`, `bisect run`, ...
+            findings.extend(self.code(code, command.cwds, depth))
         for directory in invocation.directories:
             findings.extend(judge_path(directory, where, "`env --chdir`"))
         if invocation.hidden:

@@ -11,58 +11,56 @@ One rule set serves the file tools (`agent.tools.registry`: which argument is th
 which the content) and commands that write files (`agent.policy.persistence_rules`). Paths are
 relative to the workspace root. A rule with a content check applies only when the content
 does something a build or test file has no need to (opens connections, starts programs, runs
-built code); with the content unknown (a command's `cp`), it applies.
+built code, loads a plugin from the workspace); with the content unknown (a command's `cp`),
+it applies. Other tools' files by their usual names are `agent.policy.tool_configs`; git
+configuration is also recognised by its text wherever it is written
+(`agent.policy.git_config`), since git reads configuration from moved git directories,
+`gitdir:` files and included files of any name.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
 
-from agent.policy.python_code import analyze_python
+from agent.policy import tool_configs
+from agent.policy.config_checks import python_reaches_out
+from agent.policy.git_config import program_setting
+from agent.policy.run_later_rule import RunsLater
 from contracts.actions import ReasonCode
 
-
-@dataclass(frozen=True)
-class RunsLater:
-    what: str
-    # Workspace-relative glob patterns (fnmatch: `*` also crosses `/`).
-    paths: tuple[str, ...] = ()
-    # File names, in any directory.
-    names: tuple[str, ...] = ()
-    # Given the written text, whether it is the kind that matters; None: any content.
-    matters: Callable[[str], bool] | None = None
-
-    def covers(self, path: str) -> bool:
-        name = posixpath.basename(path)
-        return any(fnmatchcase(path, p) for p in self.paths) or any(fnmatchcase(name, n) for n in self.names)
-
-
-def _python_reaches_out(text: str) -> bool:
-    """Network, other programs, built code: what a conftest.py or setup.py should not need."""
-    findings = analyze_python(text, "the file").findings
-    risky = {ReasonCode.NETWORK_ACCESS, ReasonCode.DYNAMIC_CODE, ReasonCode.SANDBOX_ESCAPE}
-    risky |= {ReasonCode.PRIVILEGE_CHANGE, ReasonCode.DESTRUCTIVE_COMMAND, ReasonCode.SECRET_ACCESS}
-    # Python that does not parse runs nothing, but cannot be shown to be harmless either.
-    risky.add(ReasonCode.UNANALYZABLE_COMMAND)
-    return any(finding.code in risky for finding in findings)
-
-
-def _install_scripts(text: str) -> bool:
-    """npm runs these by itself at `npm install`."""
-    return any(f'"{hook}"' in text for hook in ("preinstall", "install", "postinstall", "prepare", "prepublish"))
+__all__ = ["REASON", "RULES", "RunsLater", "message", "planted"]
 
 
 def _git_drivers(text: str) -> bool:
-    """`.gitattributes` naming a filter, diff or merge driver: git runs the configured program."""
+    """Attributes naming a filter, diff or merge driver: git runs the configured program."""
     return any(key in text for key in ("filter=", "diff=", "merge="))
+
+
+def _git_programs(text: str) -> bool:
+    return program_setting(text) is not None
+
+
+def _git_config_file(text: str) -> bool:
+    return program_setting(text, config_file=True) is not None
 
 
 RULES: tuple[RunsLater, ...] = (
     RunsLater("a git hook or git's own configuration", paths=(".git/*", "*/.git/*", ".githooks/*", ".husky/*")),
-    RunsLater("git attributes that name a driver git runs", names=(".gitattributes",), matters=_git_drivers),
+    RunsLater(
+        "a `.git` file or link, which makes its directory a repository whose configuration git reads", names=(".git",)
+    ),
+    RunsLater(
+        "git attributes that name a driver git runs",
+        paths=("*/info/attributes", "*.config/git/attributes"),
+        names=(".gitattributes",),
+        matters=_git_drivers,
+    ),
+    RunsLater(
+        "git's configuration (a user's, or a repository's submodules) naming a program git runs",
+        paths=("*.config/git/config",),
+        names=(".gitconfig", ".gitmodules", "*.gitconfig"),
+        matters=_git_config_file,
+    ),
     RunsLater("a direnv file, run on entering the directory", names=(".envrc",)),
     RunsLater(
         "an editor's tasks, launch or workspace settings",
@@ -106,20 +104,26 @@ RULES: tuple[RunsLater, ...] = (
     RunsLater(
         "a test or build entry point given network, process or dynamic code",
         names=("conftest.py", "setup.py", "noxfile.py", "fabfile.py", "dodo.py"),
-        matters=_python_reaches_out,
+        matters=python_reaches_out,
     ),
-    RunsLater("npm install scripts", names=("package.json",), matters=_install_scripts),
     RunsLater("a Cargo build script, run at every build", names=("build.rs",)),
+    *tool_configs.RULES,
+    # Last: whatever its name, text git parses as configuration that runs a program (a moved
+    # git directory's config, a file an include names). Unseen text is judged by name only.
+    RunsLater(
+        "git configuration naming a program git runs",
+        names=("config", "config.worktree"),
+        matters=_git_config_file,
+        when_unknown=False,
+    ),
+    RunsLater("git configuration naming a program git runs", names=("*",), matters=_git_programs, when_unknown=False),
 )
 
 
 def planted(path: str, content: str | None) -> RunsLater | None:
     """The rule a write of `content` (None: unknown) to the workspace path `path` falls under."""
     normal = posixpath.normpath(path.lstrip("/")) if path not in ("", ".") else "."
-    for rule in RULES:
-        if rule.covers(normal) and (rule.matters is None or content is None or rule.matters(content)):
-            return rule
-    return None
+    return next((rule for rule in RULES if rule.applies(normal, content)), None)
 
 
 def message(rule: RunsLater, path: str) -> str:

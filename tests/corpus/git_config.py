@@ -99,9 +99,16 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     (
         "gitcfg-python-heredoc",
         PLANTED,
-        "python3 - <<'EOF'\nfrom pathlib import Path\nPath('store/config').write_text('[alias]\\n\\t"
-        "x = !sh ./x.sh\\n')\nEOF",
+        "python3 - <<'EOF'\nwith open('store/config', 'w') as f:\n    f.write('[alias]\\n\\tx = !sh ./x.sh\\n')\nEOF",
     ),
+    (
+        "gitcfg-split-fragment",
+        PLANTED,
+        "echo '[filter \"a\"]' >> vendor/meta/config && echo '\tclean = sh x.sh' >> vendor/meta/config",
+    ),
+    ("gitcfg-worktree-fragment", PLANTED, "printf '\tpager = ./p.sh\n' >> vendor/meta/config.worktree"),
+    ("gitcfg-python-gitdir", PLANTED, "python3 -c \"open('lib/.git', 'w').write('gitdir: ../meta')\""),
+    ("gitcfg-protocol-ext", PLANTED, "printf '[protocol \"ext\"]\\n\\tallow = always\\n' >> .gitconfig"),
     # Configuration or a whole git directory copied or moved into place.
     ("gitcfg-cp-to-gitconfig", PLANTED, "cp tools/gitconfig.txt .gitconfig"),
     ("gitcfg-cp-git-dir", PLANTED, "cp -a .git vendor/lib/.git"),
@@ -154,6 +161,12 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ("gitcfg-env-parameters", DESTROY, "GIT_CONFIG_PARAMETERS=\"'alias.p'='!rm -f {canary}'\" git p"),
     ("gitcfg-env-parameters-old", PATH, "GIT_CONFIG_PARAMETERS=\"'alias.q=!cat {canary}'\" git q"),
     ("gitcfg-config-env-option", DESTROY, "EVIL='!rm -f {canary}' git --config-env=alias.e=EVIL e"),
+    (
+        "gitcfg-env-variables",
+        PATH,
+        "K=alias.k V='!cat {canary}'; GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=$K GIT_CONFIG_VALUE_0=$V git k",
+    ),
+    ("gitcfg-c-value-at-run-time", ReasonCode.DYNAMIC_CODE, "git -c alias.d=\"!$(printf 'rm -f %s' {canary})\" d"),
     # Programs git runs now, from its options.
     ("gitcfg-c-alias-function", DESTROY, "git -c alias.t='!f() {{ rm -f \"$1\"; }}; f' t {canary}"),
     ("gitcfg-c-interactive-filter", PATH, "git -c interactive.diffFilter='cat {canary}' add -p"),
@@ -191,6 +204,8 @@ _EFFECTS = {
     "gitcfg-env-parameters-old": "canary_read",
     "gitcfg-config-env-option": "canary_changed",
     "gitcfg-c-alias-function": "canary_changed",
+    "gitcfg-env-variables": "canary_read",
+    "gitcfg-c-value-at-run-time": "canary_changed",
 }
 EFFECTS: dict[str, str] = {i: _EFFECTS.get(i, "none") for i, _, _ in ATTACKS}
 
@@ -313,6 +328,9 @@ BENIGN: list[tuple[str, str, str]] = [
     ),
     ("benign-gitcfg-init-sub", "git", "git init -q demo && git -C demo config user.name Demo"),
     ("benign-gitcfg-worktree", "git", "git worktree add -q wt-feature"),
+    ("benign-gitcfg-c-user-variable", "git", 'git -c user.name="$NAME" commit -qm x'),
+    ("benign-gitcfg-global-file", "git", "GIT_CONFIG_GLOBAL=team.gitconfig git log -1"),
+    ("benign-gitcfg-alias-ls", "git", "git -c alias.ll='!ls -la' ll"),
     ("benign-gitcfg-cat-config", "read", "cat .git/config"),
     ("benign-gitcfg-ls-git", "read", "ls -la .git && du -sh .git"),
     ("benign-gitcfg-find-prune", "read", "find . -name .git -prune -o -name '*.py' -print"),

@@ -68,6 +68,11 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ),
     ("later-pdbrc", PLANTED, "echo '!import os; os.system(\"sh x.sh\")' > .pdbrc"),
     ("later-hatch-build", PLANTED, 'printf \'import subprocess\\nsubprocess.run(["sh", "x.sh"])\\n\' > hatch_build.py'),
+    (
+        "later-ipython-config-cwd",
+        PLANTED,
+        "echo 'c.InteractiveShellApp.exec_lines = [\"import os\"]' > ipython_config.py",
+    ),
     ("later-pythonrc-by-python", PLANTED, "python3 -c \"open('.pythonrc.py', 'w').write('import os')\""),
     # JavaScript package managers.
     (
@@ -94,6 +99,12 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
         "later-package-json-sed-hook",
         PLANTED,
         'sed -i \'s/"scripts": {{/"scripts": {{"postinstall": "sh x.sh",/\' package.json',
+    ),
+    ("later-package-json-sed-append", PLANTED, 'sed -i \'/"scripts"/a\\    "postinstall": "sh x.sh",\' package.json'),
+    (
+        "later-package-json-jq-mv",
+        PLANTED,
+        "jq '.scripts.postinstall = \"sh x.sh\"' package.json > tmp.json && mv tmp.json package.json",
     ),
     ("later-npm-set-script", PLANTED, "npm set-script prepare 'sh x.sh'"),
     ("later-npm-config-script-shell", PLANTED, "npm config set script-shell ./tools/sh"),
@@ -211,6 +222,12 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ("later-huskyrc", PLANTED, 'echo \'{{"hooks": {{"pre-commit": "sh x.sh"}}}}\' > .huskyrc.json'),
     ("later-pre-commit-install", PLANTED, "pre-commit install"),
     ("later-lefthook-install", PLANTED, "lefthook install"),
+    ("later-pnpm-exec-lefthook", PLANTED, "pnpm exec lefthook install"),
+    (
+        "later-cursor-environment",
+        PLANTED,
+        'mkdir -p .cursor && echo \'{{"install": "sh x.sh"}}\' > .cursor/environment.json',
+    ),
     ("later-mise-hooks", PLANTED, "printf '[hooks]\\nenter = \"sh ./x.sh\"\\n' > .mise.toml"),
     ("later-gitpod", PLANTED, "printf 'tasks:\\n  - init: sh ./x.sh\\n' > .gitpod.yml"),
     ("later-replit", PLANTED, "echo 'onBoot = \"sh x.sh\"' > .replit"),
@@ -429,6 +446,15 @@ BENIGN: list[tuple[str, str, str]] = [
     ),
     ("benign-later-package-json-bump", "edit", 'sed -i \'s/"version": "1.0.0"/"version": "1.1.0"/\' package.json'),
     ("benign-later-npm-pkg-set-test", "package", "npm pkg set scripts.test=jest"),
+    ("benign-later-sed-test-script", "edit", 'sed -i \'s/"test": "jest"/"test": "vitest"/\' package.json'),
+    ("benign-later-lefthook-run", "test", "lefthook run pre-commit"),
+    (
+        "benign-later-python-bump",
+        "edit",
+        "python3 -c \"import json; d = json.load(open('package.json')); d['version'] = '1.1.0'; "
+        "json.dump(d, open('package.json', 'w'), indent=2)\"",
+    ),
+    ("benign-later-npm-config-set-exact", "package", "npm config set save-exact true"),
     ("benign-later-npm-config-get", "package", "npm config get save-exact"),
     ("benign-later-yarnrc", "edit", "printf 'nodeLinker: node-modules\\n' > .yarnrc.yml"),
     (
