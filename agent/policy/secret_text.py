@@ -86,12 +86,15 @@ def _is_assigned_secret(match: re.Match[str]) -> bool:
 
 
 def _could_be_secret(value: str) -> bool:
+    """Worth looking for: not a path to a secret, not another variable's name, not a plain word
+    or number that ordinary text holds anyway (`AGENT_LAB_SECRET_BACKEND=filesystem`)."""
     stripped = value.strip()
+    kinds = sum(bool(re.search(p, stripped)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
     return (
         len(stripped) >= _MIN_SECRET_CHARS
-        and not stripped.startswith(("/", "~", "."))  # a path to a secret, not one
-        and not re.fullmatch(r"[A-Z][A-Z0-9_]*", stripped)  # the name of another variable
-        and not stripped.isdigit()
+        and (kinds >= 2 or len(stripped) >= 2 * _MIN_SECRET_CHARS)
+        and not stripped.startswith(("/", "~", "."))
+        and not re.fullmatch(r"[A-Z][A-Z0-9_]*", stripped)
     )
 
 
