@@ -12,6 +12,8 @@ can help; everything else about an error's handling follows from where it sits h
      │                           that does not answer, a run that is not waiting)
      ├── InfrastructureError     the lab's own machinery (a service it starts) did not come up
      ├── WorkspaceError          a fixture could not be copied into a workspace
+     │    └── WalkTooLong        the host could not walk or read a workspace within its
+     │                           deadline (too many files or bytes: agent.hostile_tree)
      ├── CheckpointError         a workspace's checkpoint repository is missing or broken
  │    └── MergeConflict      a subtask's work does not merge into its parent's workspace
  │                           (fed back to planning: the run drafts its plan again)
@@ -20,6 +22,8 @@ can help; everything else about an error's handling follows from where it sits h
      ├── ToolError               a tool could not do what was asked: a failed ToolResult
      │    ├── InvalidPath        a path no tool may use (NUL byte, symlink loop, ...)
      │    │    └── PathOutsideWorkspace
+     │    ├── NotRegularFile     a FIFO, device, socket, directory or symlink where a file was
+     │    │                      to be read: refused, never opened (agent.hostile_tree)
      │    ├── TextNotFound       an edit's text is not in the file (the message shows the
      │    │                      nearest match, so the model can correct itself)
      │    └── SyntaxCheckFailed  an edit would leave a Python file that does not compile:
@@ -101,6 +105,10 @@ class WorkspaceError(LabError):
     pass
 
 
+class WalkTooLong(WorkspaceError):
+    pass
+
+
 class CheckpointError(LabError):
     pass
 
@@ -118,6 +126,10 @@ class ToolError(LabError):
 
 
 class InvalidPath(ToolError):
+    pass
+
+
+class NotRegularFile(ToolError):
     pass
 
 
