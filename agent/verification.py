@@ -26,7 +26,7 @@ from agent.tools.shell import RunCommandArgs
 from contracts import ActionProposal, ExecutedCall, ReasonCode, RiskLevel, ToolResult, Verdict
 from contracts.approval import proposal_digest
 from contracts.effects import EarlierEffect
-from contracts.errors import InvalidPath, PathOutsideWorkspace
+from contracts.errors import InvalidPath, PathOutsideWorkspace, WalkTooLong
 from contracts.policy import PolicyProfile
 
 
@@ -71,7 +71,10 @@ def verify(
         return _reject(finding.code, finding.message)
     fingerprint = ""
     if executed is not None:
-        fingerprint = workspace_fingerprint(workspace)
+        try:
+            fingerprint = workspace_fingerprint(workspace)
+        except WalkTooLong as error:  # a bounded walk, never a hang: said, and the call refused
+            return _reject(ReasonCode.RESOURCE_EXHAUSTION, f"{error}; no call can be checked in it: finish the run")
         if (earlier := _same_call(executed, proposal_digest(proposal), fingerprint)) is not None:
             return _reject(
                 ReasonCode.REPEATED_ACTION,

@@ -11,8 +11,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.fingerprint import entry_states
 from contracts import ActionProposal, LedgerEvent
-from contracts.errors import StarterError
+from contracts.errors import StarterError, WalkTooLong
 from lab.run_ledger import read_ledger
 
 # A fork of a fork of ...: a bound on the walk, so a ledger naming itself cannot loop.
@@ -130,21 +131,22 @@ def _shown(proposal: ActionProposal | None) -> str:
 _NOT_COMPARED = {".git", "__pycache__", ".pytest_cache"}
 
 
+# Comparing two workspaces reads them whole, by hand: longer than a step's fingerprint.
+_COMPARE_DEADLINE_S = 120.0
+
+
 def _differing_files(a: Path, b: Path) -> list[str] | None:
     if not (a.is_dir() and b.is_dir()):
         return None
-    differing = []
-    names = {_relative(a, path) for path in _files(a)} | {_relative(b, path) for path in _files(b)}
-    for name in sorted(names):
-        left, right = a / name, b / name
-        if not (left.is_file() and right.is_file()) or left.read_bytes() != right.read_bytes():
-            differing.append(name)
-    return differing
+    try:
+        left, right = _states(a), _states(b)
+    except WalkTooLong:
+        return None
+    return sorted(name for name in left.keys() | right.keys() if left.get(name) != right.get(name))
 
 
-def _files(root: Path) -> list[Path]:
-    return [path for path in root.rglob("*") if path.is_file() and not _NOT_COMPARED & set(path.parts)]
-
-
-def _relative(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
+def _states(root: Path) -> dict[str, bytes]:
+    """Each entry but directories by its state: a workspace is hostile (a FIFO in it is never
+    opened, a deep tree never recursed into), so it is read as agent.fingerprint reads it."""
+    states = entry_states(root, skip=_NOT_COMPARED.__contains__, deadline_s=_COMPARE_DEADLINE_S, content_bytes=None)
+    return {name: state for name, state in states if not state.startswith((b"directory", b"not entered"))}
