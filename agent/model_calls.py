@@ -13,7 +13,7 @@ from agent import faults
 from agent.conversation import load_turns
 from agent.faults import FaultPoint
 from agent.providers.factory import build_provider
-from agent.tools.files import workspace_files
+from agent.tools.listing import workspace_files
 from agent.tools.registry import tool_specs
 from contracts import (
     CompileGoalInput,

@@ -9,10 +9,12 @@ them raises for a missing or unreachable service: the postcondition fails and sa
 from __future__ import annotations
 
 import asyncio
+import codecs
 from pathlib import Path
 from typing import Any
 
 from agent import ops_world
+from agent.hostile_tree import NotRegularFile, WalkTooLong, chunks_of, deadline_in
 from agent.sandbox import current_sandbox
 from agent.tools.output import truncate
 from agent.tools.paths import resolve_in_workspace
@@ -26,6 +28,8 @@ from contracts import (
 )
 from contracts.errors import InvalidPath, ToolError, ToolUnavailable
 from contracts.postconditions import ServiceCount
+
+_READ_DEADLINE_S = 20.0
 
 
 async def check(
@@ -60,21 +64,35 @@ async def _check_one(workspace: Path, postcondition: Postcondition) -> Postcondi
         target = resolve_in_workspace(workspace, postcondition.path)
     except InvalidPath as error:
         return PostconditionOutcome(description=description, passed=False, detail=str(error))
-    text = await asyncio.to_thread(_read_or_none, target)
+    try:
+        found = await asyncio.to_thread(_found_in, target, postcondition.text)
+    except WalkTooLong:
+        detail = f"not read within {_READ_DEADLINE_S:.0f} s"
+        return PostconditionOutcome(description=description, passed=False, detail=detail)
     match postcondition:
-        case FileContains() if text is None:
+        case FileContains() if found is None:
             return PostconditionOutcome(description=description, passed=False, detail="file missing")
         case FileContains():
-            return PostconditionOutcome(description=description, passed=postcondition.text in text)
+            return PostconditionOutcome(description=description, passed=found)
         case FileNotContains():
-            passed = text is None or postcondition.text not in text
-            return PostconditionOutcome(description=description, passed=passed)
+            return PostconditionOutcome(description=description, passed=not found)
 
 
-def _read_or_none(target: Path) -> str | None:
-    if not target.is_file():
+def _found_in(target: Path, text: str) -> bool | None:
+    """Whether the file holds `text` (its bytes decoded as UTF-8, invalid ones replaced); None
+    when no regular file is there (a FIFO is never opened). Streamed: a workspace's 512 MiB
+    file is never held whole, and a text across two chunks is still found."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    kept = ""
+    try:
+        for chunk in chunks_of(target, deadline=deadline_in(_READ_DEADLINE_S)):
+            piece = kept + decoder.decode(chunk)
+            if text in piece:
+                return True
+            kept = piece[max(0, len(piece) - len(text) + 1) :] if len(text) > 1 else ""
+    except (OSError, NotRegularFile):  # missing, or not a regular file
         return None
-    return target.read_bytes().decode("utf-8", errors="replace")
+    return text in kept + decoder.decode(b"", final=True)
 
 
 class _World:

@@ -198,7 +198,8 @@ async def test_execute_os_error_is_a_failed_result(workspace: Path) -> None:
     (workspace / "dir").mkdir()
     result = await run(workspace, call("write_file", path="dir", content="x"))
     assert not result.ok
-    assert result.error is not None and result.error.startswith("IsADirectoryError")
+    # Refused before anything is written, in words the model can act on (it was IsADirectoryError).
+    assert result.error is not None and result.error.startswith("dir is a directory")
 
 
 async def test_execute_content_with_lone_surrogate_is_a_failed_result(workspace: Path) -> None:

@@ -13,60 +13,46 @@ import uuid
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import Field, model_validator
 
 from agent.tools import indentation
+from agent.tools.arguments import ToolArguments
 from agent.tools.context import ToolContext
+from agent.tools.file_reads import ReadFileArgs, read_file, read_text
+from agent.tools.listing import ListFilesArgs, list_files, workspace_files
 from agent.tools.nearest import not_found_message
-from agent.tools.output import MAX_OUTPUT_CHARS
 from agent.tools.paths import resolve_in_workspace
-from agent.tools.syntax import check_edit, syntax_error
+from agent.tools.syntax import PYTHON_SUFFIXES, check_edit, syntax_error
 from agent.tools.viewer import split_lines, view
 from contracts.errors import SyntaxCheckFailed, TextNotFound, ToolError
 
-# Never shown to a model: machinery, not content.
-_HIDDEN_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
-_MAX_LISTED = 500
+# The tools' public surface: reads and listings live in their own modules.
+__all__ = [
+    "EditLinesArgs",
+    "ListFilesArgs",
+    "ReadFileArgs",
+    "ReplaceInFileArgs",
+    "WriteFileArgs",
+    "edit_lines",
+    "list_files",
+    "read_file",
+    "replace_in_file",
+    "workspace_files",
+    "write_file",
+]
+
 # Lines shown around an edit, before and after it.
 _CONTEXT_LINES = 2
 
 
-def _no_default(schema: dict[str, Any]) -> None:
-    schema.pop("default", None)
-
-
-# An optional line number, shown to a model as a plain integer: a small model's prompt has no
-# room for an Optional's `anyOf` and its null default. Fields a name explains go undescribed
-# (every prompt lists every tool's schema).
-OptionalLine = Annotated[
-    Annotated[int, Field(ge=1)] | None, WithJsonSchema({"type": "integer"}), Field(json_schema_extra=_no_default)
-]
-
-
-class _Arguments(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ReadFileArgs(_Arguments):
-    path: str = Field(description="File path relative to the workspace root.")
-    start_line: OptionalLine = None
-    end_line: OptionalLine = None
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Self:
-        if self.start_line is not None and self.end_line is not None and self.end_line < self.start_line:
-            raise ValueError("end_line is before start_line")
-        return self
-
-
-class WriteFileArgs(_Arguments):
+class WriteFileArgs(ToolArguments):
     path: str = Field(description="File path relative to the workspace root.")
     content: str = Field(description="The file's complete new content.")
 
 
-class ReplaceInFileArgs(_Arguments):
+class ReplaceInFileArgs(ToolArguments):
     path: str = Field(description="File path relative to the workspace root.")
     old: str = Field(min_length=1, description="Exact text to replace.")
     new: str = Field(description="Replacement text.")
@@ -75,7 +61,7 @@ class ReplaceInFileArgs(_Arguments):
     )
 
 
-class EditLinesArgs(_Arguments):
+class EditLinesArgs(ToolArguments):
     path: str = Field(description="File path relative to the workspace root.")
     start_line: int = Field(ge=1)
     end_line: int = Field(ge=0, description="start_line - 1 inserts")
@@ -88,21 +74,12 @@ class EditLinesArgs(_Arguments):
         return self
 
 
-class ListFilesArgs(_Arguments):
-    path: str = Field(default=".", description="Directory relative to the workspace root.")
-
-
-async def read_file(ctx: ToolContext, args: ReadFileArgs) -> str:
-    target = resolve_in_workspace(ctx.workspace, args.path)
-    text = await asyncio.to_thread(_read_text, target, args.path)
-    return view(args.path, split_lines(text), args.start_line or 1, args.end_line)
-
-
 async def write_file(ctx: ToolContext, args: WriteFileArgs) -> str:
     target = resolve_in_workspace(ctx.workspace, args.path)
 
     def write() -> str:
-        old = _read_text(target, args.path) if target.is_file() else None
+        _check_target(ctx.workspace, target, args.path)
+        old = _old_source(target, args.path)
         content, said, warning = _checked(
             args.path,
             old,
@@ -149,35 +126,6 @@ async def edit_lines(ctx: ToolContext, args: EditLinesArgs) -> str:
     return await asyncio.to_thread(_edit, ctx.workspace, target, args.path, partial(_replace_lines, args), fit)
 
 
-async def list_files(ctx: ToolContext, args: ListFilesArgs) -> str:
-    root = resolve_in_workspace(ctx.workspace, args.path)
-    if not root.is_dir():
-        raise ToolError(f"not a directory: {args.path}")
-    files = await asyncio.to_thread(workspace_files, ctx.workspace, root)
-    shown: list[str] = []
-    used = 0
-    for name in files[:_MAX_LISTED]:
-        used += len(name) + 1
-        if used > MAX_OUTPUT_CHARS - 100:
-            break
-        shown.append(name)
-    more = f"\n... and {len(files) - len(shown)} more (list a subdirectory)" if len(files) > len(shown) else ""
-    return "\n".join(shown) + more if shown else "(no files)"
-
-
-def workspace_files(workspace: Path, under: Path | None = None) -> list[str]:
-    """The workspace's files under `under` (default: all), as sorted relative POSIX paths,
-    without machinery (.git, caches). Blocking."""
-    base = workspace.resolve()
-    found: list[str] = []
-    for path in sorted((under or base).rglob("*")):
-        relative = path.relative_to(base)
-        if _HIDDEN_DIRS.intersection(relative.parts) or not path.is_file():
-            continue
-        found.append(relative.as_posix())
-    return found
-
-
 # The same edit with its indentation fitted: (the new text, what the tool did, where it was
 # fitted to), or None when it has no fitted form that compiles.
 Fit = Callable[[str], "tuple[str, str, str] | None"]
@@ -187,7 +135,7 @@ def _edit(workspace: Path, target: Path, shown_as: str, change: Callable[[str], 
     """Read, change, check, write: an edit that fails its check leaves the file untouched.
     `change` gives the new text and what it did; that is returned, with the check's warning
     if any. `fit` is tried when the edit as written would be refused. Blocking."""
-    old = _read_text(target, shown_as, strict=True)
+    old = read_text(target, shown_as, strict=True)
     new, said, warning = _checked(shown_as, old, change(old), lambda: fit(old))
     _write_text(workspace, target, new, shown_as)
     return _with(said, warning)
@@ -250,30 +198,64 @@ def _with(said: str, warning: str | None) -> str:
 
 
 def _write_text(workspace: Path, target: Path, text: str, shown_as: str) -> None:
-    """All or nothing: the text is encoded before anything is touched, written beside the
-    target, then renamed over it, so a failure never leaves a file empty or half written."""
+    """All or nothing: the text is encoded before anything is touched, written to a scratch
+    file beside the target (inside the workspace: the target's parent is checked to be a
+    directory in it), then renamed over it, so a failure never leaves a file empty or half
+    written."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as error:
         raise ToolError(f"content for {shown_as} is not valid text ({error.reason} at {error.start})") from None
+    _check_target(workspace, target, shown_as)
     owner = workspace.stat()
-    _make_dirs(target.parent, owner)
-    scratch = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
+    scratch = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
     try:
-        scratch.write_bytes(data)
-        if target.exists():
-            os.chmod(scratch, stat.S_IMODE(target.stat().st_mode))
+        _make_dirs(target.parent, owner, shown_as)
+        # O_EXCL | O_NOFOLLOW: never through a name the workspace planted meanwhile.
+        descriptor = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        with os.fdopen(descriptor, "wb") as out:
+            out.write(data)
+        existing = os.lstat(target) if os.path.lexists(target) else None
+        if existing is not None and stat.S_ISREG(existing.st_mode):
+            os.chmod(scratch, stat.S_IMODE(existing.st_mode))
         _give(scratch, owner)
         os.replace(scratch, target)
+    except OSError as error:
+        raise ToolError(f"cannot write {shown_as}: {error.strerror or error}") from None
     finally:
         scratch.unlink(missing_ok=True)
 
 
-def _make_dirs(directory: Path, owner: os.stat_result) -> None:
+def _check_target(workspace: Path, target: Path, shown_as: str) -> None:
+    """Refuses, before anything is written, a target that is the workspace itself or a
+    directory, or whose parent is not inside the workspace (the scratch file goes there)."""
+    root = workspace.resolve()
+    if target == root or not target.parent.is_relative_to(root):
+        raise ToolError(f"{shown_as} is the workspace itself: write_file needs a file path, such as notes.txt")
+    if target.is_dir():
+        raise ToolError(f"{shown_as} is a directory: write_file needs a file path inside it")
+
+
+def _old_source(target: Path, shown_as: str) -> str | None:
+    """What write_file replaces, as far as the syntax check needs it: the text of a Python
+    file there (its check tells a repair from a new break); nothing else is read."""
+    if target.suffix not in PYTHON_SUFFIXES:
+        return None
+    try:
+        if not stat.S_ISREG(os.lstat(target).st_mode):
+            return None  # nothing, or a FIFO or socket the rename replaces unopened
+    except OSError:
+        return None
+    return read_text(target, shown_as)
+
+
+def _make_dirs(directory: Path, owner: os.stat_result, shown_as: str) -> None:
     missing = []
-    while not directory.exists():
+    while not os.path.lexists(directory):
         missing.append(directory)
         directory = directory.parent
+    if not stat.S_ISDIR(os.lstat(directory).st_mode):
+        raise ToolError(f"cannot write {shown_as}: a part of its path is a file, not a directory")
     for path in reversed(missing):
         path.mkdir()
         _give(path, owner)
@@ -282,15 +264,3 @@ def _make_dirs(directory: Path, owner: os.stat_result) -> None:
 def _give(path: Path, owner: os.stat_result) -> None:
     if os.geteuid() == 0 and (owner.st_uid, owner.st_gid) != (0, 0):
         os.chown(path, owner.st_uid, owner.st_gid)
-
-
-def _read_text(target: Path, shown_as: str, strict: bool = False) -> str:
-    """A file's text. `strict` refuses files that are not UTF-8, so an edit never
-    rewrites bytes it could not read."""
-    if not target.is_file():
-        raise ToolError(f"no such file: {shown_as}")
-    data = target.read_bytes()
-    try:
-        return data.decode("utf-8", errors="strict" if strict else "replace")
-    except UnicodeDecodeError as error:
-        raise ToolError(f"{shown_as} is not UTF-8 text ({error.reason} at byte {error.start})") from None

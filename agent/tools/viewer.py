@@ -7,6 +7,7 @@ where it is, what it may edit by number, and how to see more, without flooding i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from agent.tools.output import MAX_OUTPUT_CHARS, truncate
 from contracts.errors import ToolError
@@ -16,6 +17,20 @@ from contracts.errors import ToolError
 WINDOW_LINES = 60
 # Kept for the header and the last line, out of the observation's characters.
 _FRAME_CHARS = 200
+
+
+@dataclass(frozen=True)
+class LongLine:
+    """A line too long to hold whole (file_reads keeps its two ends): its first and last
+    characters, more of each than a window shows, and its length in characters, without its
+    line ending."""
+
+    head: str
+    tail: str
+    length: int
+
+
+Line = str | LongLine
 
 
 def split_lines(text: str) -> list[str]:
@@ -33,28 +48,52 @@ def numbered(number: int, line: str, width: int) -> str:
 
 
 def view(shown_as: str, lines: Sequence[str], start: int = 1, end: int | None = None) -> str:
-    """Lines `start`..`end` (1-based, inclusive) under a header naming them, at most a window
-    and what fits an observation; when that cuts the range short, a last line says how to see
-    the rest."""
-    total = len(lines)
+    """Lines `start`..`end` (1-based, inclusive) of a text held whole, as `render` shows them."""
+    wanted = min(end or len(lines), len(lines))
+    window = lines[start - 1 : min(wanted, start + WINDOW_LINES - 1)]
+    return render(shown_as, window, start, len(lines), wanted)
+
+
+def render(
+    shown_as: str, window: Sequence[Line], start: int, total: int, wanted: int | None, exact: bool = True
+) -> str:
+    """`window`, the lines from `start` (at most a window of them), under a header naming them,
+    as much as fits an observation; when that cuts the range short, a last line says how to see
+    the rest. `total` is the file's line count; not `exact` when the file was not counted to
+    its end (a huge file: the header says "at least"). `wanted` is the last line asked for;
+    None for the end of a file not counted to its end."""
     if total == 0:
         return f"{shown_as} (empty file)"
-    if start > total:
+    if exact and start > total:
         raise ToolError(f"{shown_as} has {total} lines: start_line {start} is past its end")
-    wanted = min(end or total, total)
-    last = min(wanted, start + WINDOW_LINES - 1)
+    last = start + len(window) - 1
     width = len(str(last))
     room = MAX_OUTPUT_CHARS - len(shown_as) - _FRAME_CHARS
     shown: list[str] = []
     used = 0
-    for number in range(start, last + 1):
-        line = numbered(number, lines[number - 1], width)
-        if shown and used + len(line) + 1 > room:
+    for number, line in enumerate(window, start=start):
+        text, length = _shown_line(number, line, width, room)
+        if shown and used + length + 1 > room:
             break
-        shown.append(truncate(line, room)[0])
-        used += len(line) + 1
+        shown.append(text)
+        used += length + 1
     shown_last = start + len(shown) - 1
-    parts = [f"{shown_as} (lines {start}-{shown_last} of {total})", *shown]
-    if shown_last < wanted:
-        parts.append(f"({wanted - shown_last} more lines: read_file with start_line={shown_last + 1} shows them)")
+    parts = [f"{shown_as} (lines {start}-{shown_last} of {'' if exact else 'at least '}{total})", *shown]
+    if wanted is None or shown_last < wanted:
+        more = f"{wanted - shown_last} more lines" if exact and wanted is not None else "more lines"
+        parts.append(f"({more}: read_file with start_line={shown_last + 1} shows them)")
     return "\n".join(parts)
+
+
+def _shown_line(number: int, line: Line, width: int, room: int) -> tuple[str, int]:
+    """The numbered line as shown (cut to `room` as `truncate` cuts, keeping its head and its
+    tail) and the length of the whole numbered line."""
+    if isinstance(line, str):
+        whole = numbered(number, line, width)
+        return truncate(whole, room)[0], len(whole)
+    prefix = numbered(number, "", width)
+    length = len(prefix) + line.length
+    head = room * 3 // 4
+    tail = room - head
+    omitted = length - head - tail
+    return f"{(prefix + line.head)[:head]}\n... [{omitted} characters omitted] ...\n{line.tail[-tail:]}", length
