@@ -1,17 +1,22 @@
-"""Git checkpoints of a workspace: a commit after every committed step that may have changed it
-(agent/step_records.py skips the ones that only read), a hard reset back to
-the last one after a rejected step, so the workspace only ever holds committed work.
+"""Checkpoints of a workspace: a commit after every committed step that may have changed it
+(agent/step_records.py skips the ones that only read), the workspace put back to the last one
+after a rejected step, so it only ever holds committed work.
 
-The repository lives outside the workspace (`DATA/checkpoints/`, git's GIT_DIR with the
-workspace as its work tree): the agent cannot rewrite its own checkpoints, and its tree holds
-no `.git` of ours to trip over. Blocking (GitPython runs git as a subprocess): async callers
-run these in a thread. Git runs here as the worker's user; what it writes into the workspace
-is handed back to the workspace's owner (the sandbox's user).
+The repository lives outside the workspace (`DATA/checkpoints/`): the agent cannot rewrite its
+own checkpoints. Git is its object store and nothing more: it is never given the workspace as a
+work tree (agent/checkpoint_git.py says why: a nested repository's config ran a script on the
+worker). The workspace is read into a commit (agent/checkpoint_snapshot.py) and a commit is
+written back into it (agent/checkpoint_restore.py) from Python, where nothing the workspace
+holds is run, followed or blocked on. Files over 8 MiB, FIFOs, devices and sockets are left
+out, and the Checkpoint says so for the model to be told; a rollback removes them.
+
+Blocking (git runs as subprocesses, the workspace is walked): async callers run these in a
+thread, and each call ends by its deadline (DEADLINE_S). Created files belong to the
+workspace's owner (the sandbox's user) when the worker is root.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
@@ -19,33 +24,35 @@ import shutil
 import time
 from pathlib import Path
 
-import git
-
+from agent.checkpoint_git import STALE_LOCK_S, Git, clear_stale_locks, said
+from agent.checkpoint_restore import restore
+from agent.checkpoint_snapshot import commit_workspace, left_out_in
+from contracts.checkpoints import Checkpoint
 from contracts.errors import CheckpointError, MergeConflict
 from settings import data_dir
 
 log = logging.getLogger(__name__)
 
-AUTHOR = ("agent-lab", "agent-lab@localhost")
-# Git's lock files. A worker killed mid-commit leaves one behind ("cannot lock ref 'HEAD'"), and
-# every retry of the step would then fail on it (the soak found a run failed that way).
-_LOCKS = ("*.lock", "refs/heads/*.lock", "logs/*.lock", "logs/refs/heads/*.lock")
-# Git holds its locks here for milliseconds; the only other process that could hold one on a
-# run's repository is an earlier attempt of the same step, on a worker that died (a run's steps
-# are one at a time, and a retry comes after the 2 s it takes to notice a dead worker). A lock
-# this old is that attempt's.
-STALE_LOCK_S = 2.0
 STEP_TRAILER = "Lab-Step"
-_IDENTITY = {
-    "GIT_AUTHOR_NAME": AUTHOR[0],
-    "GIT_AUTHOR_EMAIL": AUTHOR[1],
-    "GIT_COMMITTER_NAME": AUTHOR[0],
-    "GIT_COMMITTER_EMAIL": AUTHOR[1],
-    "GIT_TERMINAL_PROMPT": "0",
-    # No user or system configuration (hooks, templates, signing) leaks into checkpoints.
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-}
+# Within the 60 s a step's record may take (workflows/activity_options.py RECORD), so a
+# checkpoint that cannot finish frees its thread and says why before the activity times out.
+DEADLINE_S = 45.0
+
+__all__ = [
+    "STALE_LOCK_S",
+    "STEP_TRAILER",
+    "Checkpoint",
+    "CheckpointError",
+    "MergeConflict",
+    "add_worktree",
+    "checkpoint",
+    "fork",
+    "history",
+    "init",
+    "merge",
+    "repository",
+    "rollback",
+]
 
 
 def repository(workspace: Path) -> Path:
@@ -57,68 +64,57 @@ def repository(workspace: Path) -> Path:
 
 def init(workspace: Path) -> str:
     """A repository holding the workspace as its first commit; an existing one is kept."""
-    if repository(workspace).exists() and not _recognised(workspace):
+    repo = repository(workspace)
+    if repo.exists() and not _recognised(workspace):
         # A worker killed inside `git init` left a directory git does not take for a repository,
         # and every retry failed on it ("not a git repository": the soak found it). It holds no
         # commit, so nothing is lost: it is made again.
-        log.warning("removed %s, left by a `git init` that did not finish (a killed worker)", repository(workspace))
-        shutil.rmtree(repository(workspace))
-    if repository(workspace).exists():
-        runner = _git(workspace)
-        if _has_commits(runner):
-            return _head(runner)
+        log.warning("removed %s, left by a `git init` that did not finish (a killed worker)", repo)
+        shutil.rmtree(repo)
+    if repo.exists():
+        git = _git(workspace)
+        head = _head(git)
+        if head is not None:
+            return head[0]
         # A worker killed between `git init` and the first commit: finish the job. Nothing has
         # run in the workspace yet (the run's steps start after this returns).
     else:
-        repository(workspace).parent.mkdir(parents=True, exist_ok=True)
-        runner = _git(workspace, must_exist=False)
-        runner.init("-q", "-b", "main")
-    runner.add("-A")
-    runner.commit("--allow-empty", "-q", "-m", "fixture")
-    return _head(runner)
+        repo.parent.mkdir(parents=True, exist_ok=True)
+        git = _git(workspace, must_exist=False)
+        # No template: nothing of the system's (sample hooks) in a repository of ours.
+        git.run("init", "-q", "--bare", "--template=", "-b", "main")
+    first = commit_workspace(git, workspace, _branch(git), None, "fixture", [])
+    if first.left_out:
+        log.warning("the fixture of %s is not checkpointed whole: %s", workspace, first.note())
+    return first.commit
 
 
-def _recognised(workspace: Path) -> bool:
-    try:
-        _git(workspace).rev_parse("--git-dir")
-    except git.GitCommandError:
-        return False
-    return True
-
-
-def _has_commits(runner: git.Git) -> bool:
-    try:
-        runner.rev_parse("--verify", "-q", "HEAD")
-    except git.GitCommandError:
-        return False
-    return True
-
-
-def checkpoint(workspace: Path, step: int, message: str) -> str:
-    """Commit everything as step `step`. Idempotent: if HEAD already is that step's commit
-    (a retry after a crash between commit and record), it is returned as is."""
-    runner = _git(workspace)
-    if f"{STEP_TRAILER}: {step}" in runner.log("-1", "--format=%B").splitlines():
-        return _head(runner)
-    runner.add("-A")
-    runner.commit("--allow-empty", "-q", "-m", f"step {step}: {message}\n\n{STEP_TRAILER}: {step}")
-    return _head(runner)
+def checkpoint(workspace: Path, step: int, message: str) -> Checkpoint:
+    """Commit everything as step `step`; what was left out is named in the result. Idempotent:
+    if HEAD already is that step's commit (a retry after a crash between commit and record),
+    it is returned as is."""
+    git = _git(workspace)
+    head = _head(git)
+    if head is not None and f"{STEP_TRAILER}: {step}" in _trailers(head[1]).splitlines():
+        named, more = left_out_in(_trailers(head[1]))
+        return Checkpoint(commit=head[0], left_out=named, more_left_out=more)
+    # One line: a description that held "Lab-Step: N" on a line of its own would pass for step N.
+    subject = " ".join(f"step {step}: {message}".split())[:200]
+    parent = head[0] if head is not None else None
+    return commit_workspace(git, workspace, _branch(git), parent, subject, [f"{STEP_TRAILER}: {step}"])
 
 
 def rollback(workspace: Path, checkpoint_id: str) -> None:
-    """Back to exactly the checkpoint: tracked files reset, everything else removed."""
-    runner = _git(workspace)
-    try:
-        runner.reset("--hard", "-q", checkpoint_id)
-        runner.clean("-fdxq")
-    except git.GitCommandError as error:
-        raise CheckpointError(f"cannot roll back to {checkpoint_id[:12]}: {error.stderr.strip()}") from None
-    _give_back(workspace)
+    """Back to exactly the checkpoint: its files as they were, everything else removed (caches
+    and files left out of it included), and the checkpoint the branch's head again."""
+    git = _git(workspace)
+    restore(git, workspace, checkpoint_id, _owner(workspace))
+    git.run("update-ref", "HEAD", checkpoint_id)
 
 
 def fork(source: Path, target: Path, checkpoint_id: str) -> None:
     """`target` as `source` was at its checkpoint: source's repository copied to be target's
-    (every checkpoint of the parent stays reachable), the checkpoint checked out in target.
+    (every checkpoint of the parent stays reachable), the checkpoint restored in target.
     Idempotent: a target that has its repository already is only rolled back again."""
     if not repository(source).is_dir():
         raise CheckpointError(f"{source} has no checkpoints left ({repository(source)} is gone)")
@@ -130,112 +126,110 @@ def fork(source: Path, target: Path, checkpoint_id: str) -> None:
     rollback(target, checkpoint_id)
 
 
-# Caches a test run leaves behind. Two subtasks that both ran the tests would otherwise both
-# commit them, and their merge conflict over files nobody wrote.
-_NEVER_MERGED = ("__pycache__/", ".pytest_cache/", "*.pyc")
-_WORKTREE_LOCK = "a subtask's workspace: its .git file lives outside it"
-
-
 def add_worktree(workspace: Path, target: Path, branch: str, checkpoint_id: str) -> str:
-    """`target` a git worktree of `workspace`'s repository, on a new branch `branch` at the
-    checkpoint: a subtask's workspace. Its commits share the parent's object store, so its work
-    merges back without a copy. As for any workspace, nothing of git's is inside it: the
-    `.git` file git writes there moves to `repository(target)`, which git reads as GIT_DIR.
-    Idempotent: a target that has its repository already is only rolled back to the checkpoint
-    (a retry after a crash). Returns the checkpoint."""
-    if repository(target).exists():
-        rollback(target, checkpoint_id)
-        return checkpoint_id
-    runner = _git(workspace)
-    exclude = repository(workspace) / "info" / "exclude"
-    exclude.parent.mkdir(exist_ok=True)
-    listed = exclude.read_text().splitlines() if exclude.exists() else []
-    with exclude.open("a") as rules:
-        rules.writelines(f"{rule}\n" for rule in _NEVER_MERGED if rule not in listed)
-    scratch = target.with_name(f".{target.name}.partial")
-    if scratch.exists():
-        runner.worktree("prune")
-        shutil.rmtree(scratch)
-    # -B: a retry after a crash between `worktree add` and the rename starts the branch again.
-    runner.worktree("add", "-q", "--lock", "--reason", _WORKTREE_LOCK, "-B", branch, str(scratch), checkpoint_id)
-    # The admin directory git made for the worktree names where its .git file is: there.
-    admin = Path((scratch / ".git").read_text().removeprefix("gitdir:").strip())
-    (admin / "gitdir").write_text(str(repository(target)) + "\n")
-    repository(target).write_text(f"gitdir: {admin}\n")
-    (scratch / ".git").unlink()
+    """`target` a subtask's workspace: the checkpoint restored into it, its checkpoints on a
+    new branch `branch` of `workspace`'s repository. Its git directory, `repository(target)`,
+    holds only its own HEAD (on `branch`) and names the parent's repository as its common
+    directory (git's own layout for worktrees), so its commits land in the parent's object
+    store and merge back without a copy. No git work tree is involved. Idempotent: a target
+    that has its repository already is only rolled back to the checkpoint (a retry after a
+    crash). Returns the checkpoint."""
+    if not repository(target).exists():
+        parent = _git(workspace)
+        parent.run("update-ref", f"refs/heads/{branch}", checkpoint_id)
+        scratch = repository(target).with_name(repository(target).name + ".partial")
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir(parents=True)
+        (scratch / "commondir").write_text(f"{repository(workspace).resolve()}\n")
+        (scratch / "HEAD").write_text(f"ref: refs/heads/{branch}\n")
+        scratch.rename(repository(target))
     target.mkdir(parents=True, exist_ok=True)
-    for entry in scratch.iterdir():
-        entry.rename(target / entry.name)
-    scratch.rmdir()
-    _give_back(target)
+    rollback(target, checkpoint_id)
     return checkpoint_id
 
 
 def merge(workspace: Path, commit: str, message: str) -> str:
     """Merge `commit` (a subtask's last checkpoint) into the workspace, always as a merge commit
-    (the history shows which subtask brought what). Raises MergeConflict naming the files, the
-    workspace left as it was. Idempotent: a commit merged already is not merged again."""
-    runner = _git(workspace)
-    try:
-        runner.merge_base("--is-ancestor", commit, "HEAD")
-    except git.GitCommandError:
-        pass
-    else:
-        return _head(runner)
-    try:
-        runner.merge("--no-ff", "-q", "-m", message, commit)
-    except git.GitCommandError as error:
-        conflicted = runner.diff("--name-only", "--diff-filter=U").split()
-        with contextlib.suppress(git.GitCommandError):
-            runner.merge("--abort")
-        if not conflicted:
-            raise CheckpointError(f"cannot merge {commit[:12]}: {' '.join(error.stderr.split())}") from None
-        raise MergeConflict(f"{message}: conflicts in {', '.join(conflicted)}") from None
-    _give_back(workspace)
-    return _head(runner)
+    (the history shows which subtask brought what), computed in the object store and then
+    restored into the workspace. Raises MergeConflict naming the files, the workspace left as
+    it was. Idempotent: a commit merged already is not merged again."""
+    git = _git(workspace)
+    head = _head(git)
+    if head is None:
+        raise CheckpointError(f"{workspace} has no checkpoint to merge {commit[:12]} into")
+    if git.run("merge-base", "--is-ancestor", commit, head[0], codes=(0, 1)).returncode == 0:
+        return head[0]
+    merged = git.run("merge-tree", "--write-tree", "--no-messages", "--name-only", "-z", head[0], commit, codes=(0, 1))
+    fields = [field for field in merged.stdout.split(b"\0") if field]
+    if not fields:
+        raise CheckpointError(f"git merge-tree gave no tree merging {commit[:12]} into {workspace.name}")
+    tree, *conflicted = fields
+    if merged.returncode == 1:
+        names = ", ".join(dict.fromkeys(os.fsdecode(name) for name in conflicted))
+        raise MergeConflict(f"{message}: conflicts in {names or 'the tree'}")
+    made = git.run("commit-tree", tree.decode("ascii"), "-p", head[0], "-p", commit, "-F", "-", stdin=message.encode())
+    merge_commit = made.stdout.decode("ascii").strip()
+    # The workspace first, then the branch: a retry after a crash between them merges again
+    # (the same tree), where the other order would find the merge done and the workspace not.
+    restore(git, workspace, merge_commit, _owner(workspace))
+    git.run("update-ref", "HEAD", merge_commit, head[0])
+    return merge_commit
 
 
 def history(workspace: Path) -> list[tuple[str, str]]:
     """The checkpoints, newest first: (commit id, subject)."""
-    lines = _git(workspace).log("--format=%H %s").splitlines()
+    lines = _git(workspace).out("log", "--format=%H %s").splitlines()
     return [(line[:40], line[41:]) for line in lines]
 
 
-def _git(workspace: Path, must_exist: bool = True) -> git.Git:
-    if must_exist and not repository(workspace).exists():
-        raise CheckpointError(f"{workspace} has no checkpoint repository ({repository(workspace)})")
-    _clear_stale_locks(repository(workspace))
-    runner = git.Git(str(workspace))
-    runner.update_environment(GIT_DIR=str(repository(workspace)), GIT_WORK_TREE=str(workspace.resolve()), **_IDENTITY)
-    return runner
+def _git(workspace: Path, must_exist: bool = True) -> Git:
+    repo = repository(workspace)
+    if must_exist and not repo.exists():
+        raise CheckpointError(f"{workspace} has no checkpoint repository ({repo})")
+    clear_stale_locks(repo)
+    return Git(repo, time.monotonic() + DEADLINE_S)
 
 
-def _clear_stale_locks(repo: Path) -> None:
-    """Remove the locks a killed attempt left; one younger than STALE_LOCK_S is given until then."""
-    for lock in (found for pattern in _LOCKS for found in repo.glob(pattern)):
-        try:
-            age = time.time() - lock.stat().st_mtime
-        except FileNotFoundError:
-            continue  # released meanwhile
-        if age < STALE_LOCK_S:
-            time.sleep(STALE_LOCK_S - age)
-        if lock.exists():
-            lock.unlink(missing_ok=True)
-            log.warning("removed %s, left by a git process that did not finish (a killed worker)", lock)
+def _recognised(workspace: Path) -> bool:
+    try:
+        _git(workspace).run("rev-parse", "--git-dir")
+    except CheckpointError:
+        return False
+    return True
 
 
-def _head(runner: git.Git) -> str:
-    return runner.rev_parse("HEAD").strip()
+def _head(git: Git) -> tuple[str, str] | None:
+    """HEAD's commit id and message; None before the first commit."""
+    done = git.run("log", "-1", "--format=%H%x00%B", codes=(0, 128))
+    if done.returncode == 128:
+        if b"does not have any commits" in done.stderr:
+            return None
+        raise CheckpointError(f"cannot read the last checkpoint of {git.git_dir}: {said(done.stderr)}")
+    commit, _, message = done.stdout.decode("utf-8", "replace").partition("\0")
+    return commit.strip(), message
 
 
-def _give_back(workspace: Path) -> None:
-    """What git wrote as root goes back to the workspace's owner, so sandboxed commands can
-    still write there."""
-    owner = workspace.stat()
-    if os.geteuid() != 0 or (owner.st_uid, owner.st_gid) == (0, 0):
-        return
-    for directory, subdirs, files in os.walk(workspace):
-        for name in (*subdirs, *files):
-            path = os.path.join(directory, name)
-            if os.lstat(path).st_uid != owner.st_uid:
-                os.chown(path, owner.st_uid, owner.st_gid, follow_symlinks=False)
+def _branch(git: Git) -> str:
+    """The branch HEAD is on: `main`, or a subtask's (add_worktree)."""
+    head = git.git_dir / "HEAD"
+    if git.git_dir.is_file():
+        # A subtask's repository made before add_worktree made directories: a `gitdir:` file.
+        head = Path(git.git_dir.read_text().removeprefix("gitdir:").strip()) / "HEAD"
+    ref = head.read_text().strip().removeprefix("ref:").strip()
+    if not ref.startswith("refs/heads/"):
+        raise CheckpointError(f"{git.git_dir} has a detached HEAD ({ref[:12]}): no branch to checkpoint on")
+    return ref
+
+
+def _trailers(message: str) -> str:
+    """The message's last paragraph, where a commit's trailers are."""
+    return message.strip().rsplit("\n\n", 1)[-1] if "\n\n" in message.strip() else ""
+
+
+def _owner(workspace: Path) -> tuple[int, int] | None:
+    """Whom created entries belong to: the workspace's owner, when a root worker writes for a
+    sandbox that runs as that user; None (whoever writes) otherwise."""
+    info = workspace.stat()
+    if os.geteuid() != 0 or (info.st_uid, info.st_gid) == (0, 0):
+        return None
+    return info.st_uid, info.st_gid

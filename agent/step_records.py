@@ -6,7 +6,9 @@ ledger events already appended are skipped by id. A retry after a crash repeats 
 
 A step that cannot have changed the workspace (no tool ran, or only a tool that reads) makes
 no git call: its checkpoint is the one before it, and there is nothing to roll back. Reading is
-most of an agent's steps, and a commit costs four git processes (about 20-40 ms on 2 cores).
+most of an agent's steps, and a commit costs two git processes and a walk of the workspace.
+A checkpoint that left something out (a file over its size cap, a FIFO) says so in the step's
+turn, so the model reads it with the step's outcome, and in the ledger's commit event.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from pydantic import JsonValue
+
 from agent import checkpoints, ledger
 from agent.conversation import store_turn
 from agent.tools.registry import READ_ONLY_TOOLS
 from contracts.envelopes import RecordStepInput, RecordStepResult
 from contracts.ledger import LedgerEntry
+from contracts.provider import Turn
 
 
 async def record_step(request: RecordStepInput) -> RecordStepResult:
@@ -26,8 +31,17 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
     checkpoint = request.checkpoint
     entries = list(request.entries)
     time = entries[-1].time if entries else None
+    turn = request.turn
+    payload: dict[str, JsonValue] = {}
     if request.action == "commit" and not _left_unchanged(entries):
-        checkpoint = await asyncio.to_thread(checkpoints.checkpoint, workspace, request.step, request.message)
+        made = await asyncio.to_thread(checkpoints.checkpoint, workspace, request.step, request.message)
+        checkpoint = made.commit
+        note = made.note()
+        if note is not None:
+            # The model learns it with the step's outcome: what a later rollback would remove.
+            payload["left_out"] = [entry.path for entry in made.left_out]
+            if turn is not None:
+                turn = turn.model_copy(update={"feedback": f"{turn.feedback}\n{note}".strip()})
     elif request.action == "rollback" and not _left_unchanged(entries):
         await asyncio.to_thread(checkpoints.rollback, workspace, request.checkpoint)
     if request.action != "none" and time is not None:
@@ -38,18 +52,18 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
                 run_id=request.run_id,
                 time=time,
                 step=request.step,
-                payload={"checkpoint": checkpoint},
+                payload={"checkpoint": checkpoint, **payload},
             )
         )
     # flock, read, write and fsync block: in a thread (one hop for both), the event loop keeps running.
-    conversation = await asyncio.to_thread(_write, request, entries)
+    conversation = await asyncio.to_thread(_write, request, entries, turn)
     return RecordStepResult(checkpoint=checkpoint, conversation=conversation)
 
 
-def _write(request: RecordStepInput, entries: list[LedgerEntry]) -> str | None:
+def _write(request: RecordStepInput, entries: list[LedgerEntry], turn: Turn | None) -> str | None:
     """The step's ledger events, then its turn: the reference of the task's conversation after it."""
     ledger.append(request.run_id, entries, ledger.worker_name())
-    return store_turn(request.previous, request.turn) if request.turn is not None else None
+    return store_turn(request.previous, turn) if turn is not None else None
 
 
 def _left_unchanged(entries: list[LedgerEntry]) -> bool:

@@ -73,9 +73,10 @@ async def prepare_fork(request: PrepareForkInput) -> PrepareForkResult:
 
 
 async def prepare_subtask(request: PrepareSubtaskInput) -> PrepareWorkspaceResult:
-    """A subtask's workspace: a git worktree of its parent's workspace at the parent's
-    checkpoint, on the branch `subtask/RUN_ID`, owned (under a root worker) by a user of its own
-    as every workspace is. Raises CheckpointError where the parent's repository is gone."""
+    """A subtask's workspace: its parent's checkpoint restored into a directory of its own,
+    its checkpoints on the branch `subtask/RUN_ID` of the parent's repository, owned (under a
+    root worker) by a user of its own as every workspace is. Raises CheckpointError where the
+    parent's repository is gone."""
     path = workspace_path(request.run_id)
     await asyncio.to_thread(_make_owned_directory, path)
     parent = project_path(request.parent_workspace)

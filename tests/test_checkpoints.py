@@ -9,18 +9,23 @@ import shutil
 import subprocess
 import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
 from temporalio.client import Client
 
-from agent import checkpoints
+from agent import checkpoint_git, checkpoints
+from agent.conversation import load_turns
 from agent.effects.keys import idempotency_key
 from agent.execution import _store, execute
 from agent.ledger import ledger_path, read_events, verify_ledger
 from agent.sandbox.identity import workspace_owner
-from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState
+from agent.step_records import record_step
+from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState, Turn
+from contracts.envelopes import RecordStepInput
+from contracts.ledger import LedgerEntry
 from tests.runs import execute_run
 from worker import build_worker
 
@@ -42,11 +47,11 @@ def test_init_commits_the_fixture_and_is_idempotent(workspace: Path) -> None:
 def test_checkpoint_is_idempotent_per_step(workspace: Path) -> None:
     checkpoints.init(workspace)
     (workspace / "a.txt").write_text("two\n")
-    one = checkpoints.checkpoint(workspace, 1, "edit a")
+    one = checkpoints.checkpoint(workspace, 1, "edit a").commit
     # A retry after a crash between the commit and its record finds the same commit.
-    assert checkpoints.checkpoint(workspace, 1, "edit a") == one
+    assert checkpoints.checkpoint(workspace, 1, "edit a").commit == one
     (workspace / "b.txt").write_text("b\n")
-    two = checkpoints.checkpoint(workspace, 2, "add b")
+    two = checkpoints.checkpoint(workspace, 2, "add b").commit
     assert two != one
     assert [sha for sha, _ in checkpoints.history(workspace)][:2] == [two, one]
 
@@ -63,14 +68,22 @@ def test_rollback_restores_exactly_the_checkpoint(workspace: Path) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="ownership is handed back only by a root worker")
-def test_what_git_writes_goes_back_to_the_workspace_owner(workspace: Path) -> None:
+def test_what_a_rollback_writes_belongs_to_the_workspace_owner(workspace: Path) -> None:
     uid, gid = workspace_owner(workspace.name)
     for path in (workspace, workspace / "a.txt"):
         os.chown(path, uid, gid)
     checkpoints.init(workspace)
     (workspace / "a.txt").write_text("two\n")
-    checkpoints.checkpoint(workspace, 1, "edit")
-    assert {p.lstat().st_uid for p in workspace.rglob("*")} == {uid}
+    (workspace / "d").mkdir()
+    (workspace / "d" / "b.txt").write_text("b\n")
+    (workspace / "d" / "link").symlink_to("b.txt")
+    made = checkpoints.checkpoint(workspace, 1, "edit").commit
+    shutil.rmtree(workspace / "d")
+    (workspace / "a.txt").unlink()
+    # What a rollback writes (a file, a directory, a link) is the owner's, as the rest.
+    checkpoints.rollback(workspace, made)
+    assert (workspace / "d" / "b.txt").read_text() == "b\n"
+    assert {(p.lstat().st_uid, p.lstat().st_gid) for p in workspace.rglob("*")} == {(uid, gid)}
 
 
 def test_a_removed_repository_is_a_clear_error(workspace: Path) -> None:
@@ -157,7 +170,7 @@ def test_a_lock_left_by_a_killed_commit_is_cleared_and_the_step_commits(workspac
         lock.touch()
         stale = time.time() - checkpoints.STALE_LOCK_S - 1
         os.utime(lock, (stale, stale))
-    one = checkpoints.checkpoint(workspace, 1, "edit a")
+    one = checkpoints.checkpoint(workspace, 1, "edit a").commit
     assert checkpoints.history(workspace)[0] == (one, "step 1: edit a")
     assert not list(repo.glob("*.lock")) and not list(repo.glob("refs/heads/*.lock"))
 
@@ -194,3 +207,120 @@ def test_a_repository_left_half_made_by_git_init_is_made_again(workspace: Path, 
         (repo / "HEAD").unlink()
     first = checkpoints.init(workspace)
     assert checkpoints.history(workspace) == [(first, "fixture")]
+
+
+def test_modes_and_links_come_back_with_a_rollback(workspace: Path) -> None:
+    (workspace / "run.sh").write_text("echo hi\n")
+    (workspace / "run.sh").chmod(0o755)
+    (workspace / "link").symlink_to("a.txt")
+    start = checkpoints.init(workspace)
+    (workspace / "run.sh").chmod(0o644)
+    (workspace / "link").unlink()
+    (workspace / "link").mkdir()
+    checkpoints.rollback(workspace, start)
+    assert (workspace / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert os.readlink(workspace / "link") == "a.txt"
+
+
+def test_a_message_cannot_pass_for_a_later_steps_commit(workspace: Path) -> None:
+    """The idempotency trailer is read from the commit's last paragraph, and the subject is one
+    line: a description holding `Lab-Step: 2` does not make step 2's checkpoint a no-op."""
+    checkpoints.init(workspace)
+    one = checkpoints.checkpoint(workspace, 1, f"x\n\n{checkpoints.STEP_TRAILER}: 2").commit
+    (workspace / "a.txt").write_text("step two\n")
+    two = checkpoints.checkpoint(workspace, 2, "edit").commit
+    assert two != one
+
+
+def test_a_subtask_checkpoints_on_its_own_branch_and_merges_back(workspace: Path, tmp_path: Path) -> None:
+    start = checkpoints.init(workspace)
+    left, right = tmp_path / "left", tmp_path / "right"
+    assert checkpoints.add_worktree(workspace, left, "subtask/left", start) == start
+    checkpoints.add_worktree(workspace, right, "subtask/right", start)
+    assert (left / "a.txt").read_text() == "one\n"
+    (left / "l.txt").write_text("left\n")
+    (right / "r.txt").write_text("right\n")
+    done_left = checkpoints.checkpoint(left, 1, "left").commit
+    done_right = checkpoints.checkpoint(right, 1, "right").commit
+    # The subtasks' commits are on their branches; the parent's history is its own.
+    assert checkpoints.history(workspace) == [(start, "fixture")]
+    first = checkpoints.merge(workspace, done_left, "merge left")
+    second = checkpoints.merge(workspace, done_right, "merge right")
+    assert checkpoints.merge(workspace, done_right, "merge right") == second  # merged already
+    assert sorted(path.name for path in workspace.iterdir()) == ["a.txt", "l.txt", "r.txt"]
+    assert [subject for _, subject in checkpoints.history(workspace)][:2] == ["merge right", "merge left"]
+    assert first != second
+
+
+def test_a_conflict_names_its_files_and_leaves_the_workspace_as_it_was(workspace: Path, tmp_path: Path) -> None:
+    start = checkpoints.init(workspace)
+    left, right = tmp_path / "left", tmp_path / "right"
+    for target, text in ((left, "left\n"), (right, "right\n")):
+        checkpoints.add_worktree(workspace, target, f"subtask/{target.name}", start)
+        (target / "a.txt").write_text(text)
+    done_left = checkpoints.checkpoint(left, 1, "left").commit
+    done_right = checkpoints.checkpoint(right, 1, "right").commit
+    merged = checkpoints.merge(workspace, done_left, "merge left")
+    with pytest.raises(checkpoints.MergeConflict, match=r"merge right: conflicts in a\.txt"):
+        checkpoints.merge(workspace, done_right, "merge right")
+    assert (workspace / "a.txt").read_text() == "left\n"
+    assert checkpoints.history(workspace)[0][0] == merged
+
+
+def test_an_unknown_checkpoint_is_a_clear_error(workspace: Path) -> None:
+    checkpoints.init(workspace)
+    with pytest.raises(checkpoints.CheckpointError, match="no checkpoint 0123456789ab to go back to"):
+        checkpoints.rollback(workspace, "0123456789abcdef0123456789abcdef01234567")
+    assert (workspace / "a.txt").read_text() == "one\n"
+
+
+async def test_what_a_checkpoint_left_out_reaches_the_model_and_the_ledger(workspace: Path) -> None:
+    start = checkpoints.init(workspace)
+    os.mkfifo(workspace / "pipe")
+    run_id = f"left-out-{uuid.uuid4().hex[:8]}"
+    now = datetime.now(UTC)
+    wrote = LedgerEntry(
+        event_id=f"{run_id}/step-1/tool_result",
+        type="tool_result",
+        run_id=run_id,
+        time=now,
+        step=1,
+        payload={"tool": "run_command"},
+    )
+    turn = Turn(step=1, proposal=None, outcome="committed", feedback="ran")
+    request = RecordStepInput(
+        run_id=run_id,
+        workspace=str(workspace),
+        step=1,
+        action="commit",
+        checkpoint=start,
+        message="mkfifo",
+        entries=[wrote],
+        turn=turn,
+    )
+    recorded = await record_step(request)
+    [told] = load_turns(recorded.conversation)
+    assert (
+        told.feedback
+        == "ran\nLeft out of the checkpoint (a rollback to it removes them): pipe (a FIFO, socket or device)."
+    )
+    [commit] = [event for event in read_events(ledger_path(run_id)) if event.type == "commit"]
+    assert commit.payload == {"checkpoint": recorded.checkpoint, "left_out": ["pipe"]}
+
+
+def test_the_packs_each_checkpoint_writes_are_made_one_when_they_pile_up(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(checkpoint_git, "MAX_PACKS", 2)
+    start = checkpoints.init(workspace)
+    made = []
+    for step in range(1, 6):
+        (workspace / "a.txt").write_text(f"step {step}\n")
+        made.append(checkpoints.checkpoint(workspace, step, "edit").commit)
+    packs = list((checkpoints.repository(workspace) / "objects" / "pack").glob("*.pack"))
+    assert 1 <= len(packs) <= 3
+    # Nothing lost: the earliest checkpoint and every step's are still there to go back to.
+    checkpoints.rollback(workspace, made[1])
+    assert (workspace / "a.txt").read_text() == "step 2\n"
+    checkpoints.rollback(workspace, start)
+    assert (workspace / "a.txt").read_text() == "one\n"
