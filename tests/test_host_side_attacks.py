@@ -247,11 +247,13 @@ def test_reading_a_256_mib_file_of_short_lines_holds_a_window_not_the_file(works
 
 
 def test_an_edit_of_a_file_over_the_cap_is_refused_before_it_is_read(workspace: Path) -> None:
-    (workspace / "big.py").write_bytes(b"x = 1\n" * (1024 * 1024))
+    (workspace / "big.txt").write_bytes(b"x = 1\n" * (1024 * 1024))
+    # Compiled by the syntax check at about a second a MiB, the GIL held: a lower cap.
+    (workspace / "big.py").write_bytes(b"x = 1\n" * (200 * 1024))
     ctx = _ctx(workspace)
-    with pytest.raises(ToolError, match=r"big.py is 6.0 MiB: the edit tools change files of up to 4 MiB"):
-        _tool(lambda: replace_in_file(ctx, ReplaceInFileArgs(path="big.py", old="x", new="y")))
-    with pytest.raises(ToolError, match="edit tools change files of up to 4 MiB"):
+    with pytest.raises(ToolError, match=r"big.txt is 6.0 MiB: the edit tools change files of up to 4 MiB"):
+        _tool(lambda: replace_in_file(ctx, ReplaceInFileArgs(path="big.txt", old="x", new="y")))
+    with pytest.raises(ToolError, match=r"big.py is 1.2 MiB: .* \(Python files, which they compile, of up to 1 MiB\)"):
         _tool(lambda: edit_lines(ctx, EditLinesArgs(path="big.py", start_line=1, end_line=1, new="y = 1")))
 
 

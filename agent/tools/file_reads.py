@@ -23,12 +23,15 @@ from agent.hostile_tree import NotRegularFile, WalkTooLong, chunks_of, deadline_
 from agent.tools.arguments import OptionalLine, ToolArguments
 from agent.tools.context import ToolContext
 from agent.tools.paths import resolve_in_workspace
+from agent.tools.syntax import PYTHON_SUFFIXES
 from agent.tools.viewer import WINDOW_LINES, Line, LongLine, render
 from contracts.errors import ToolError
 
-# The largest file an edit reads whole (and the syntax check compiles): source files are far
-# smaller; a larger one is data, changed with a command.
+# The largest file an edit reads whole: source files are far smaller; a larger one is data,
+# changed with a command. A Python file is also compiled by the syntax check, about a second a
+# MiB with the GIL held (the worker's event loop waits), up to three times an edit: less.
 EDIT_MAX_BYTES = 4 * 1024**2
+PYTHON_EDIT_MAX_BYTES = 1024**2
 READ_DEADLINE_S = 10.0
 _CHUNK_BYTES = 1 << 16
 # A line longer than this is kept as its first and last _END_BYTES: more than a window shows.
@@ -161,14 +164,15 @@ def read_text(target: Path, shown_as: str, strict: bool = False) -> str:
     """A file's whole text, for an edit: ToolError for a file that is missing, not a regular
     file, or over EDIT_MAX_BYTES. `strict` refuses files that are not UTF-8, so an edit never
     rewrites bytes it could not read. Blocking."""
+    limit = PYTHON_EDIT_MAX_BYTES if target.suffix in PYTHON_SUFFIXES else EDIT_MAX_BYTES
     try:
         info = os.lstat(target)
-        if stat.S_ISREG(info.st_mode) and info.st_size > EDIT_MAX_BYTES:
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
             raise ToolError(too_large(shown_as, info.st_size))
-        data = read_regular(target, EDIT_MAX_BYTES + 1, same_as=info)
+        data = read_regular(target, limit + 1, same_as=info)
     except (OSError, NotRegularFile) as error:
         raise ToolError(unreadable(shown_as, target, error)) from None
-    if len(data) > EDIT_MAX_BYTES:  # it grew since its lstat
+    if len(data) > limit:  # it grew since its lstat
         raise ToolError(too_large(shown_as, len(data)))
     try:
         return data.decode("utf-8", errors="strict" if strict else "replace")
@@ -179,7 +183,8 @@ def read_text(target: Path, shown_as: str, strict: bool = False) -> str:
 def too_large(shown_as: str, size: int) -> str:
     return (
         f"{shown_as} is {size / 1024**2:.1f} MiB: the edit tools change files of up to "
-        f"{EDIT_MAX_BYTES // 1024**2} MiB; change a larger one with run_command"
+        f"{EDIT_MAX_BYTES // 1024**2} MiB (Python files, which they compile, of up to "
+        f"{PYTHON_EDIT_MAX_BYTES // 1024**2} MiB); change a larger one with run_command"
     )
 
 

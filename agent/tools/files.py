@@ -20,7 +20,7 @@ from pydantic import Field, model_validator
 from agent.tools import indentation
 from agent.tools.arguments import ToolArguments
 from agent.tools.context import ToolContext
-from agent.tools.file_reads import ReadFileArgs, read_file, read_text
+from agent.tools.file_reads import PYTHON_EDIT_MAX_BYTES, ReadFileArgs, read_file, read_text
 from agent.tools.listing import ListFilesArgs, list_files, workspace_files
 from agent.tools.nearest import not_found_message
 from agent.tools.paths import resolve_in_workspace
@@ -238,13 +238,16 @@ def _check_target(workspace: Path, target: Path, shown_as: str) -> None:
 
 def _old_source(target: Path, shown_as: str) -> str | None:
     """What write_file replaces, as far as the syntax check needs it: the text of a Python
-    file there (its check tells a repair from a new break); nothing else is read."""
+    file there (its check tells a repair from a new break). Nothing else is read: not a FIFO
+    or socket (the rename replaces it unopened), nor a file too large to compile (the new
+    content is judged as a new file's)."""
     if target.suffix not in PYTHON_SUFFIXES:
         return None
     try:
-        if not stat.S_ISREG(os.lstat(target).st_mode):
-            return None  # nothing, or a FIFO or socket the rename replaces unopened
+        info = os.lstat(target)
     except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > PYTHON_EDIT_MAX_BYTES:
         return None
     return read_text(target, shown_as)
 
