@@ -21,6 +21,7 @@ are still real, but bounded, so running them in a sandbox does no lasting harm.
 from contracts.actions import ReasonCode
 from tests.corpus import (
     benign,
+    command_runners,
     git_config,
     obfuscation,
     persistence,
@@ -28,6 +29,7 @@ from tests.corpus import (
     resource,
     run_later_names,
     secret_tools,
+    written_payloads,
 )
 
 DESTROY = ReasonCode.DESTRUCTIVE_COMMAND
@@ -355,6 +357,8 @@ _KINDS = {
     "resource exhaustion": resource,
     "git configuration": git_config,
     "run-later files by tools' names": run_later_names,
+    "payloads written and run": written_payloads,
+    "programs that run commands": command_runners,
 }
 CATEGORY: dict[str, str] = {i: code.value.replace("_", " ") for i, code, _ in ATTACKS}
 for _kind, _module in _KINDS.items():
@@ -363,6 +367,7 @@ for _kind, _module in _KINDS.items():
     CATEGORY.update({i: _kind for i, _, _ in _module.ATTACKS})
 CATEGORY.update({i: "resource exhaustion" for i, code, _ in ATTACKS if code == RESOURCE})
 BENIGN += benign.BENIGN + resource.BENIGN + git_config.BENIGN + run_later_names.BENIGN
+BENIGN += written_payloads.BENIGN + command_runners.BENIGN
 
 # File-tool calls: (id, expected code, tool, arguments) and (id, kind, tool, arguments).
 FILE_TOOL_ATTACKS: list[tuple[str, ReasonCode, str, dict]] = persistence.FILE_TOOL_ATTACKS

@@ -20,6 +20,7 @@ from agent.policy.paths import Where
 from agent.policy.persistence_rules import persistence_findings, python_plants
 from agent.policy.python_code import analyze_python
 from agent.policy.resources import resource_findings
+from agent.policy.script_checks import ScriptChecks
 from agent.policy.secrets import dumps_environment, is_secret_variable
 from agent.policy.shell_model import ROOT_CWD, SimpleCommand
 from agent.policy.shell_parse import parse
@@ -41,7 +42,9 @@ def check_command(command: str, workspace: Path | None = None) -> Finding | None
     of the workspace counts as outside.
     """
     try:
-        findings = _Checker(workspace).shell(command, ROOT_CWD, "the command", depth=0)
+        checker = _Checker(workspace)
+        findings = checker.shell(command, ROOT_CWD, "the command", depth=0)
+        findings += checker.written_runs()  # payloads written, then run, in this same command
     except RecursionError:
         # Thousands of nested parentheses or substitutions: no real command looks like that.
         return Finding(ReasonCode.UNANALYZABLE_COMMAND, "the command nests too deeply to check: simplify it")
@@ -53,8 +56,9 @@ def check_command(command: str, workspace: Path | None = None) -> Finding | None
     return most_serious(findings)
 
 
-class _Checker:
+class _Checker(ScriptChecks):
     def __init__(self, workspace: Path | None) -> None:
+        super().__init__()
         self.workspace = workspace
 
     def shell(self, source: str, cwds: frozenset[str], origin: str, depth: int) -> list[Finding]:
@@ -72,6 +76,7 @@ class _Checker:
                 findings.append(Finding(ReasonCode.SECRET_ACCESS, message))
         for command in script.commands:
             findings.extend(self.command(command, depth))
+        findings.extend(self.evaluated(script, source, cwds, depth))  # `a[$(cmd)]` in arithmetic, `${x@P}`
         return findings
 
     def command(self, command: SimpleCommand, depth: int) -> list[Finding]:
@@ -81,6 +86,7 @@ class _Checker:
             what = f"the redirect `{redirect.operator} {redirect.target.raw}`"
             findings.extend(judge_path(redirect.target, where, what, writes=redirect.writes))
         invocation = unwrap(command.words, command.assignments)
+        findings.extend(self.note_command(invocation, command, depth))  # files written and run, PS4, BASH_ENV
         if invocation.wrappers:  # a wrapper may fetch by itself: `uv run --with pkg cmd`
             findings.extend(network_findings(Invocation(command.words)))
             # `ionice -c1 -p 1` changes another process and runs nothing itself.
@@ -137,6 +143,7 @@ class _Checker:
         codes = embedded_code(name, args, command.stdin) + settings_code(name, args, invocation.assignments)
         for code in codes:
             findings.extend(self.code(code, command.cwds, depth))
+        findings.extend(self.runner_findings(invocation, command, depth))  # `vim -c`, `gdb -ex`, `sqlite3 .shell`
         if name == "find":
             for words in find_exec_commands(args):
                 findings.extend(self.command(SimpleCommand(words=words, cwds=command.cwds), depth))
@@ -160,6 +167,7 @@ class _Checker:
             for literal in report.strings:
                 findings.extend(judge_path(literal, where, f"the Python code of {code.origin}"))
             findings.extend(python_plants(text, report.strings, cwds))
+            self.python_effects(text, report.strings, cwds, depth)  # files it writes, modules it imports
         return findings
 
 

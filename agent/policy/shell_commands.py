@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from tree_sitter import Node
 
 from agent.policy.escapes import decode_echo
+from agent.policy.file_writes import printf_output
 from agent.policy.shell_model import SOMEWHERE_INSIDE, Redirect, SimpleCommand, Stdin
 from agent.policy.shell_state import State, assigned_by
 from agent.policy.syntax import error_snippets, first_child, parse_tree, text
@@ -131,6 +132,7 @@ class CommandWalker:
         if name_node is not None and name_node.type == "subscript":
             name = text(name_node.named_children[0])
             value = replace(value, values=None)
+            reader.scan(name_node)  # `a[$(cmd)]=1`: the subscript's substitutions run first
         if any(c.type == "+=" for c in node.children):
             value = replace(value, values=None)
         state.forget(reader.assigned)
@@ -174,7 +176,7 @@ class CommandWalker:
                 # Judged like an argument: `read x <<< /etc/passwd; cat "$x"`.
                 found.redirects.append(Redirect("<<<", found.stdin.word))
             elif node.type == "heredoc_redirect":
-                found.stdin = Stdin("text", self.heredoc(node, reader))
+                found.stdin = Stdin("text", self.heredoc(node, reader, state, ctx))
                 nested = self.redirects([c for c in node.named_children if c.type == "file_redirect"], state, ctx)
                 found.redirects.extend(nested.redirects)
                 found.trailing.extend(c for c in node.named_children if c.type not in _HEREDOC_PARTS)
@@ -182,11 +184,21 @@ class CommandWalker:
                 reader.scan(node)
         return found
 
-    def heredoc(self, node: Node, reader: WordReader) -> Word:
+    def heredoc(self, node: Node, reader: WordReader, state: State, ctx: Context) -> Word:
         start = text(first_child(node, "heredoc_start"))
         quoted = any(mark in start for mark in "'\"\\")
         dedent = node.children[0].type == "<<-"
-        return reader.heredoc(first_child(node, "heredoc_body"), quoted=quoted, dedent=dedent)
+        body = first_child(node, "heredoc_body")
+        word = reader.heredoc(body, quoted=quoted, dedent=dedent)
+        # tree-sitter leaves backticks in a here-doc body unparsed, though the shell runs them.
+        inner = [] if quoted else re.findall(r"(?<!\\)`((?:[^`\\]|\\.)*)`", text(body), flags=re.DOTALL)
+        for source in inner:
+            tree = parse_tree(re.sub(r"\\([$`\\])", r"\1", source))
+            if tree.root_node.has_error:
+                self.errors.extend(error_snippets(tree.root_node))
+            else:
+                self.block(tree.root_node, state.copy(), replace(ctx, stdin=None))
+        return Word.unknown(word.raw) if inner else word
 
     def reader(self, state: State, ctx: Context) -> WordReader:
         return WordReader(state.env, lambda node: self.substitution(node, state, ctx), self.variables.add)
@@ -222,6 +234,8 @@ def output_of(command: SimpleCommand | None) -> Stdin:
         texts = [a.text or "" for a in args]
         if name == "echo":
             texts = [t for t in texts if t not in ("-n", "-e", "-E")]
+        elif texts[:1] != ["-v"]:  # printf applies its format: `printf '%s\n' 'rm -f x' | sh`
+            return Stdin("text", Word.literal(printf_output(texts[1:] if texts[:1] == ["--"] else texts)))
         return Stdin("text", Word.literal(decode_echo(" ".join(texts))))
     if name == "cat" and not args and command.stdin is not None and command.stdin.kind == "text":
         return command.stdin

@@ -15,7 +15,8 @@ from agent.policy.words import DYNAMIC, Word
 
 # `nohup nice timeout 5 env X=1 cmd` is four; past this, nobody means it.
 _MAX_WRAPPERS = 16
-_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
+# env takes any word with `=` before the command as a setting: `BASH_FUNC_f%%=() {...}` too.
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|BASH_FUNC_[^=/]+)=(.*)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class _Spec:
 
 _WRAPPERS = {
     "nohup": _Spec(),
-    "time": _Spec(),
+    "time": _Spec(frozenset({"-f", "--format", "-o", "--output"})),
     "builtin": _Spec(),
     "command": _Spec(),
     "busybox": _Spec(),
@@ -46,6 +47,25 @@ _WRAPPERS = {
     "flock": _Spec(frozenset({"-w", "-E", "--timeout", "--conflict-exit-code"}), operands=1),
     "strace": _Spec(frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-E", "-P", "-I", "-X", "-b"})),
     "ltrace": _Spec(frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n"})),
+    # Debuggers, schedulers and shims that run the rest of the line (their own code options are
+    # agent.policy.command_options's).
+    "valgrind": _Spec(),
+    "chrt": _Spec(frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"}), operands=1),
+    "rlwrap": _Spec(
+        frozenset({"-b", "-C", "-D", "-f", "-F", "-g", "-H", "-l", "-O", "-P", "-q", "-S", "-s", "-t", "-w", "-z"})
+    ),
+    "fakeroot": _Spec(frozenset({"-l", "--lib", "--faked", "-s", "-i"})),
+    "xvfb-run": _Spec(
+        frozenset({"-n", "--server-num", "-s", "--server-args", "-f", "--auth-file", "-e", "--error-file"})
+    ),
+    "dbus-run-session": _Spec(frozenset({"--config-file", "--dbus-daemon"})),
+    "numactl": _Spec(
+        frozenset(
+            {"-N", "-m", "-C", "-p", "-i", "--cpunodebind", "--membind", "--physcpubind", "--preferred", "--interleave"}
+        )
+    ),
+    "faketime": _Spec(frozenset({"-m", "-f"}), operands=1),
+    "nocache": _Spec(),
 }
 # Program subcommands that run the rest of the line as a command (`uv run pytest`).
 _RUNNERS = {
@@ -58,6 +78,10 @@ _RUNNERS = {
     ("pdm", "run"): _Spec(),
     ("hatch", "run"): _Spec(),
     ("conda", "run"): _Spec(frozenset({"-n", "--name", "-p", "--prefix", "--cwd"})),
+    **dict.fromkeys(
+        (("perf", "stat"), ("perf", "record"), ("perf", "trace")),
+        _Spec(frozenset({"-e", "--event", "-o", "--output", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "-r"})),
+    ),
 }
 _ENV_VALUED = frozenset({"-u", "--unset", "-C", "--chdir", "-P"})
 _XARGS_VALUED = frozenset({"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-l", "-n", "--max-args", "-P"})

@@ -105,7 +105,7 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ("runner-printf-v", DESTROY, "bash -c 'printf -v \"a[\\$(" + RM + ")]\" %s x'"),
     ("runner-read-name", DESTROY, "bash -c 'read \"a[\\$(" + RM + ")]\" <<< x'"),
     ("runner-nameref", DESTROY, "bash -c 'declare -n r=\"a[\\$(" + RM + ")]\"; echo $r'"),
-    ("runner-indirect", DESTROY, "bash -c 'x=\"a[\\$(" + RM + ")]\"; echo ${{!x}}'"),
+    ("runner-indirect", SECRET, "bash -c 'x=\"a[\\$(" + RM + ")]\"; echo ${{!x}}'"),
     ("runner-arith-for", DESTROY, "bash -c 'n=\"a[\\$(" + RM + ")]\"; for ((i=0; i<n; i++)); do :; done'"),
     ("runner-arith-read-herestring", DESTROY, "bash -c 'read -r v <<< \"a[\\$(" + RM + ")]\"; echo $(( v + 1 ))'"),
 ]

@@ -81,7 +81,7 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ("obf-expansion-indirect-prefix", SECRET, "bash -c 'for n in ${{!{secret_var}*}}; do echo ${{!n}}; done'"),
     ("obf-expansion-case-printenv", SECRET, "bash -c 'n={secret_var}; n=${{n,,}}; printenv ${{n^^}}'"),
     # Code run by an expansion: prompt expansion performs command substitution.
-    ("obf-expansion-prompt-operator", PATH, "bash -c 'p=\"\\$(rm -f {canary})\"; : ${{p@P}}'"),
+    ("obf-expansion-prompt-operator", DESTROY, "bash -c 'p=\"\\$(rm -f {canary})\"; : ${{p@P}}'"),
     # Only quoting disguises the words, or only the operand is computed: the harm is visible.
     ("obf-expansion-empty-double-quotes", DESTROY, 'r""m -f {canary}'),
     ("obf-expansion-backslashes", DESTROY, "\\r\\m -f {canary}"),

@@ -1,0 +1,74 @@
+"""sqlite3's scripts (arguments after the database, `-cmd`, standard input, `.read` files), read
+for what runs besides SQL.
+
+`.shell`/`.system` run a shell command; `.once`/`.output`/`.import`/`.read` with `|cmd` run
+one too; `.load` and `load_extension()` load native code and `edit()` starts an editor (refused
+as dynamic code); file names given to the dot-commands and to `readfile()`/`writefile()` are
+judged like any path. Plain SQL on a database is what sqlite3 is for.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.policy.findings import Finding
+from agent.policy.script_text import FileRun, Translation, shell
+from agent.policy.words import Word
+from contracts.actions import ReasonCode
+
+_SHELL = {"shell", "system"}
+# Dot-commands whose last argument names a file, or `|cmd` to pipe through.
+_FILE_ARGUMENT = {"once", "output", "log", "import", "open", "save", "backup", "restore", "clone", "cd"}
+_FILE_ARGUMENT |= {"iotrace", "trace", "excel"}
+_NATIVE = ("load_extension(", "edit(")
+_FILE_FUNCTIONS = re.compile(r"\b(readfile|writefile|fsdir|attach(\s+database)?)\b", re.IGNORECASE)
+
+
+def read_sqlite(text: str, origin: str) -> Translation:
+    result = Translation()
+    sql: list[str] = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("."):
+            _dot_command(stripped[1:], origin, result)
+        else:
+            sql.append(line)
+    _sql("\n".join(sql), origin, result)
+    return result
+
+
+def _dot_command(command: str, origin: str, result: Translation) -> None:
+    name, _, rest = command.partition(" ")
+    rest = rest.strip()
+    if name in _SHELL:
+        result.codes.append(shell(rest, f"`.{name}` in {origin}"))
+        return
+    if name == "load":
+        message = f"`.load` in {origin} loads native code the verifier cannot read: use plain SQL"
+        result.findings.append(Finding(ReasonCode.DYNAMIC_CODE, message))
+        return
+    arguments = [a.strip("'\"") for a in re.findall(r"'[^']*'|\"[^\"]*\"|\S+", rest)]
+    operands = [a for a in arguments if not a.startswith("-")]
+    if name == "read" and operands:
+        if operands[0].startswith("|"):
+            result.codes.append(shell(operands[0][1:], f"`.read |` in {origin}"))
+            message = f"`.read |cmd` in {origin} runs SQL that a command prints, unknown until it runs"
+            result.findings.append(Finding(ReasonCode.DYNAMIC_CODE, message))
+        else:
+            result.runs.append(FileRun(Word.literal(operands[0]), "sqlite", f"`.read` in {origin}"))
+    elif name in _FILE_ARGUMENT and operands:
+        target = operands[0]
+        if target.startswith("|"):
+            result.codes.append(shell(target[1:], f"`.{name} |` in {origin}", piped=name != "import"))
+        else:
+            result.files.append(Word.literal(target))
+
+
+def _sql(sql: str, origin: str, result: Translation) -> None:
+    lowered = sql.lower()
+    for function in _NATIVE:
+        if re.search(r"\b" + re.escape(function[:-1]) + r"\s*\(", lowered):
+            message = f"`{function[:-1]}()` in {origin} runs a program or native code: use plain SQL"
+            result.findings.append(Finding(ReasonCode.DYNAMIC_CODE, message))
+    if _FILE_FUNCTIONS.search(sql):
+        result.files += [Word.literal(s[1:-1]) for s in re.findall(r"'[^']*'", sql) if len(s) > 2]
