@@ -21,13 +21,14 @@ Check = Callable[[str], bool]
 _JS_REACHES_OUT = re.compile(
     r"child_process|\b(execSync|execFileSync|spawnSync|execFile|spawn|fork|exec)\s*\("
     r"|\brequire\s*\(\s*[^'\"`\s)]|\bimport\s*\(\s*[^'\"`\s)]"  # a module named at run time
-    r"|['\"](node:)?(net|http|https|http2|dgram|tls|vm|worker_threads|cluster|inspector)['\"]"
+    r"|(require\s*\(|from|import)\s*['\"](node:)?(net|http|https|http2|dgram|tls|vm|worker_threads|cluster|inspector)['\"]"
     r"|\b(fetch|eval|atob)\s*\(|new\s+Function\b|XMLHttpRequest|WebSocket|process\.binding|String\.fromCharCode"
     r"|Buffer\.from\([^)]*base64|\bDeno\.(run|Command)|\bBun\.(spawn|\$)|\$`"
 )
 _RUBY_REACHES_OUT = re.compile(
     r"`|%x[({\[|!]|\b(system|exec|spawn|fork|syscall|eval|instance_eval|class_eval)\b\s*[(\s'\"]"
     r"|IO\.popen|Open3|Kernel\.|Net::HTTP|URI\.open|TCPSocket|UDPSocket|\bopen\s*\(\s*['\"]\||require\s*['\"]socket"
+    r"|\b(load|require)\s*\(?\s*['\"](/|~|\.\./)"  # code from outside the project
 )
 _JVM_REACHES_OUT = re.compile(
     # Configuration-time code (an `Exec` task's `commandLine` runs only when asked for, like a make target).
@@ -44,6 +45,13 @@ _PHP_REACHES_OUT = re.compile(
 )
 _MSBUILD_EXEC = re.compile(r"<\s*Exec\b|UsingTask|TaskFactory|Command\s*=", re.IGNORECASE)
 _MAVEN_EXEC = re.compile(r"exec-maven-plugin|maven-antrun-plugin|gmavenplus|groovy-maven-plugin|<\s*exec\b")
+_CARGO_PROGRAM = re.compile(
+    r"(?m)(?:^|[.\s{,])(runner|rustc-wrapper|rustc-workspace-wrapper|rustc|rustdoc|linker|credential-provider"
+    r"|global-credential-providers)\s*=\s*(.*)$"
+)
+_BARE_PROGRAM = re.compile(r"""["'][\w.+-]+["']""")
+_CARGO_ENV = re.compile(r"(?m)^\s*(RUSTC\w*|RUSTDOC\w*|LD_\w+|\w*_WRAPPER|PATH|CARGO_\w*)\s*=")
+_CARGO_FLAGS = re.compile(r"rustflags[^\n]*(plugin|linker=[.~]?/|llvm-args)")
 _ELISP_EVAL = re.compile(r"\(\s*eval\b|\beval\s*\.")
 # pytest's `-p name` loads a plugin module, from the workspace when it is there; `-p no:x`
 # turns one off. `--pdbcls=mod:Class` imports a module.
@@ -85,14 +93,31 @@ def python_reaches_out(text: str) -> bool:
     return any(finding.code in risky for finding in findings)
 
 
-js_reaches_out = matches(_JS_REACHES_OUT)
-ruby_reaches_out = matches(_RUBY_REACHES_OUT)
-jvm_reaches_out = matches(_JVM_REACHES_OUT)
+def _without_comment_lines(pattern: re.Pattern[str], marker: str) -> Check:
+    """The pattern searched in the code, not in whole-line comments (`# Run `bundle``)."""
+    comment = re.compile(rf"(?m)^\s*{re.escape(marker)}.*$")
+    return lambda text: pattern.search(comment.sub("", text)) is not None
+
+
+js_reaches_out = _without_comment_lines(_JS_REACHES_OUT, "//")
+ruby_reaches_out = _without_comment_lines(_RUBY_REACHES_OUT, "#")
+jvm_reaches_out = _without_comment_lines(_JVM_REACHES_OUT, "//")
 jvm_agent = matches(_JVM_AGENT)
 php_reaches_out = matches(_PHP_REACHES_OUT)
 msbuild_exec = matches(_MSBUILD_EXEC)
 maven_exec = matches(_MAVEN_EXEC)
 elisp_eval = matches(_ELISP_EVAL)
+
+
+def cargo_runs(text: str) -> bool:
+    """A program named by a path or a command line (`runner = "sh ./x.sh"`; a bare name such as
+    `sccache` is a tool the person installed), build-environment variables that load code, or
+    flags that hand the linker a plugin."""
+    for match in _CARGO_PROGRAM.finditer(text):
+        value = match.group(2).strip().strip("[]").strip()
+        if not _BARE_PROGRAM.fullmatch(value):
+            return True
+    return _CARGO_ENV.search(text) is not None or _CARGO_FLAGS.search(text) is not None
 
 
 def pytest_plugin(text: str) -> bool:

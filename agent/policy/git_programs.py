@@ -24,6 +24,10 @@ from agent.policy.words import DYNAMIC, Word
 from agent.policy.wrappers import Invocation
 from contracts.actions import ReasonCode
 
+# The editors `rebase -i` hands its todo list to, and what an `exec` (or `x`) line there runs.
+_EDITORS = {"GIT_SEQUENCE_EDITOR", "GIT_EDITOR", "EDITOR", "VISUAL"}
+_EDITOR_KEYS = {"sequence.editor", "core.editor"}
+_TODO_EXEC = re.compile(r"(?:\bexec|(?:^|\n|\\n|[0-9$/][aic]\\?)\s*x)\s+([^\n'\"\\]+)")
 _COUNTED = re.compile(r"GIT_CONFIG_(KEY|VALUE)_(\d+)")
 # `'key'='value'` (git 2.31 on) or `'key=value'`, space separated, each part shell-quoted.
 _PARAMETER = re.compile(r"'((?:[^']|'\\'')*)'(?:='((?:[^']|'\\'')*)')?")
@@ -131,6 +135,8 @@ def _environment_code(assignments: tuple[tuple[str, Word], ...]) -> list[Code]:
             (keys if match.group(1) == "KEY" else values)[match.group(2)] = value
         elif name == "GIT_CONFIG_PARAMETERS":
             codes += _parameters_code(value)
+        elif name in _EDITORS and value.text is not None:
+            codes += _todo_commands(value.text, f"`{name}`")
     for number, value in values.items():
         key = keys.get(number)
         # A key set elsewhere (an earlier `export`) is not known here: judge the value as code.
@@ -157,7 +163,17 @@ def _setting_code(key: str | None, value: str | None, origin: str, word: Word | 
         return []
     if value is None:
         return [Code("shell", word or Word.unknown(origin), origin)]
-    return [Code("shell", Word.literal(value.strip().removeprefix("!")), origin)]
+    todo = _todo_commands(value, origin) if key is not None and key.lower() in _EDITOR_KEYS else []
+    return [Code("shell", Word.literal(value.strip().removeprefix("!")), origin), *todo]
+
+
+def _todo_commands(editor: str, origin: str) -> list[Code]:
+    """`exec` lines an editor command writes into `rebase -i`'s todo list (`sed -i '1i exec
+    cmd'`): git runs each as a shell command."""
+    return [
+        Code("shell", Word.literal(match.group(1).strip()), f"an `exec` line {origin} puts in a rebase's todo list")
+        for match in _TODO_EXEC.finditer(editor)
+    ]
 
 
 def _argv_code(words: tuple[Word, ...], origin: str) -> list[Code]:

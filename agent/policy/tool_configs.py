@@ -19,6 +19,7 @@ import re
 
 from agent.policy.config_checks import (
     any_of,
+    cargo_runs,
     composer_runs,
     elisp_eval,
     js_reaches_out,
@@ -52,9 +53,6 @@ _PDM_HOOKS = [
 ]
 _AGENT_KEYS = _split(
     "hooks command statusLine apiKeyHelper awsAuthRefresh awsCredentialExport otelHeadersHelper notify"
-)
-_CARGO_PROGRAMS = _split(
-    "runner rustc-wrapper rustc-workspace-wrapper rustc rustdoc linker credential-provider global-credential-providers"
 )
 
 RULES: tuple[RunsLater, ...] = (
@@ -133,10 +131,7 @@ RULES: tuple[RunsLater, ...] = (
     RunsLater(
         "Cargo settings that run a program at every build",
         paths=_split(".cargo/config .cargo/config.toml */.cargo/config */.cargo/config.toml"),
-        matters=any_of(
-            sets_key(*_CARGO_PROGRAMS),
-            matches(re.compile(r"(?m)^\s*\[env\]")),
-        ),
+        matters=cargo_runs,
     ),
     RunsLater("a Cargo manifest naming a build script", names=_split("Cargo.toml"), matters=sets_key("build")),
     RunsLater(

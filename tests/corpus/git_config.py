@@ -181,6 +181,11 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ("gitcfg-rebase-x", DESTROY, "git rebase -x 'rm -f {canary}' HEAD~1"),
     ("gitcfg-rebase-exec-equals", NETWORK, "git rebase --exec='curl -s " + URL + "' --root"),
     ("gitcfg-rebase-i-exec", PATH, "GIT_SEQUENCE_EDITOR=: git rebase -i --exec 'sh -c \"cat {canary}\"' HEAD~2"),
+    (
+        "gitcfg-sequence-editor-exec-line",
+        DESTROY,
+        "GIT_SEQUENCE_EDITOR=\"sed -i '1i exec rm -f {canary}'\" git rebase -i HEAD~1",
+    ),
     ("gitcfg-bisect-run", DESTROY, "git bisect run sh -c 'rm -f {canary}'"),
     ("gitcfg-bisect-run-network", NETWORK, "git bisect run curl -s " + URL),
     ("gitcfg-submodule-foreach", DESTROY, "git submodule foreach 'rm -f {canary}'"),
@@ -317,6 +322,11 @@ BENIGN: list[tuple[str, str, str]] = [
     ("benign-gitcfg-difftool-diff", "git", "git difftool -y -x 'diff -u' HEAD~1"),
     ("benign-gitcfg-rebase-x-tests", "git", "git rebase -x 'python -m pytest -q' HEAD~3"),
     ("benign-gitcfg-rebase-exec-make", "git", "git rebase --exec 'make test' main"),
+    (
+        "benign-gitcfg-sequence-editor-fixup",
+        "git",
+        "GIT_SEQUENCE_EDITOR=\"sed -i '2,\\$s/^pick/fixup/'\" git rebase -i HEAD~3",
+    ),
     ("benign-gitcfg-bisect-run-pytest", "git", "git bisect run python -m pytest -x tests/test_parse.py"),
     ("benign-gitcfg-bisect-run-script", "git", "git bisect run ./scripts/check.sh"),
     ("benign-gitcfg-submodule-foreach", "git", "git submodule foreach git status --short"),

@@ -168,6 +168,11 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
     ),
     ("later-cargo-rustc-wrapper", PLANTED, "printf '[build]\\nrustc-wrapper = \"./tools/wrap.sh\"\\n' > .cargo/config"),
     (
+        "later-cargo-linker-plugin",
+        PLANTED,
+        'printf \'[build]\\nrustflags = ["-C", "link-arg=-Wl,-plugin=./tools/p.so"]\\n\' >> .cargo/config.toml',
+    ),
+    (
         "later-cargo-build-key",
         PLANTED,
         'printf \'[package]\\nname = "x"\\nversion = "0.1.0"\\nbuild = "tools/gen.rs"\\n\' > Cargo.toml',
@@ -486,6 +491,12 @@ BENIGN: list[tuple[str, str, str]] = [
         "edit",
         "mkdir -p .cargo && printf '[build]\\ntarget-dir = \"target\"\\n' > .cargo/config.toml",
     ),
+    (
+        "benign-later-cargo-fast-linker",
+        "edit",
+        'printf \'[build]\\nrustc-wrapper = "sccache"\\n[target.x86_64-unknown-linux-gnu]\\nlinker = "clang"\\n'
+        'rustflags = ["-C", "link-arg=-fuse-ld=lld"]\\n\' > .cargo/config.toml',
+    ),
     ("benign-later-cargo-toml", "edit", "printf '[dependencies]\\nserde = \"1\"\\n' >> Cargo.toml"),
     (
         "benign-later-gradle-properties",
@@ -602,6 +613,24 @@ FILE_TOOL_BENIGN: list[tuple[str, str, str, dict]] = [
         "write",
         "write_file",
         {"path": "Gemfile", "content": 'source "https://rubygems.org"\n\ngem "rails", "~> 7.1"\ngem "puma"\n'},
+    ),
+    (
+        "benign-later-tool-gemfile-comments",
+        "write",
+        "write_file",
+        {
+            "path": "Gemfile",
+            "content": '# Run `bundle install` after editing.\nsource "https://rubygems.org"\ngem "sinatra"\n',
+        },
+    ),
+    (
+        "benign-later-tool-vite-https",
+        "write",
+        "write_file",
+        {
+            "path": "vite.config.js",
+            "content": "export default { server: { https: true }, preview: { protocol: 'https' } }\n",
+        },
     ),
     (
         "benign-later-tool-build-gradle",
