@@ -40,6 +40,7 @@ from agent.tools.files import (
 )
 from agent.tools.output import MAX_OUTPUT_CHARS
 from agent.tools.search import SearchArgs, search
+from agent.tools.test_report import condense
 from agent.verification import verify
 from contracts import ActionProposal, FileContains, FileNotContains, ReasonCode
 from contracts.errors import PathOutsideWorkspace, ToolError
@@ -281,6 +282,13 @@ async def test_a_catastrophic_regex_is_stopped_at_the_deadline_and_the_worker_ke
     assert elapsed < search_tool.SEARCH_DEADLINE_S + 5
     # `re` holds the GIL while it backtracks: in-process, nothing else in the worker would run.
     assert ticks > search_tool.SEARCH_DEADLINE_S / 0.05 / 2
+
+
+def test_a_command_output_built_to_backtrack_is_condensed_at_once() -> None:
+    """A command's output is the workspace's too, and is condensed on the host."""
+    output = "1 passed " * 400_000 + "\n" + "a::b" * 1_000_000 + "\n" + "1 passed in 0.01s\n"
+    condensed = _promptly(lambda: condense(output))
+    assert condensed is not None and condensed.endswith("1 passed in 0.01s")
 
 
 # --- writes aimed at the workspace itself ------------------------------------------------------

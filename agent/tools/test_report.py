@@ -29,13 +29,17 @@ _CAPTURED = re.compile(r"^-{3,} .+ -{3,}$")
 # "tests/test_stats.py:5: AssertionError", "src/stats.py:10: in median"
 _LOCATION = re.compile(r"^[^\s:]+:\d+: \S")
 _VERBOSE_FAILURE = re.compile(r"^\S+::\S.* (?:FAILED|ERROR)\b")
+# The output is the command's, so the workspace's: `_SUMMARY` and `_VERBOSE_FAILURE` backtrack
+# in time quadratic in a line's length, the GIL held (a 36 KB line of "1 passed " took 1.6 s; a
+# 4 MiB one would take hours). pytest's own lines are short: longer ones are never matched.
+_MAX_MATCHED_CHARS = 1000
 
 
 def condense(output: str, limit: int = CONDENSED_CHARS) -> str | None:
     """pytest's output cut to its failures and summary, within about `limit` characters; None
     when `output` is not a pytest run's, or condensing would not make it shorter."""
     lines = output.splitlines()
-    summary_at = next((index for index in reversed(range(len(lines))) if _SUMMARY.match(lines[index])), None)
+    summary_at = next((index for index in reversed(range(len(lines))) if _match(_SUMMARY, lines[index])), None)
     if summary_at is None:
         return None
     failures, ids = _failures_and_ids(lines[:summary_at])
@@ -69,28 +73,32 @@ def _failures_and_ids(lines: list[str]) -> tuple[list[list[str]], list[str]]:
     section = ""
     block: list[str] | None = None
     for line in lines:
-        if heading := _SECTION.match(line):
+        if heading := _match(_SECTION, line):
             section, block = heading.group(1).lower(), None
         elif line.startswith("!!!"):  # "!!! Interrupted: 1 error during collection !!!"
             ids.append(line)
         elif section in ("failures", "errors"):
-            if test := _TEST.match(line):
+            if test := _match(_TEST, line):
                 block = [f"--- {test.group(1)}"]
                 failures.append(block)
-            elif _CAPTURED.match(line):
+            elif _match(_CAPTURED, line):
                 block = None  # captured output and logs, up to the next test
             elif block is not None and _kept(line):
                 block.append(line)
         elif section == "short test summary info":
             if line.startswith(("FAILED", "ERROR")):
                 ids.append(line)
-        elif _VERBOSE_FAILURE.match(line):
+        elif _match(_VERBOSE_FAILURE, line):
             verbose.append(line)
     return failures, ids or verbose
 
 
+def _match(pattern: re.Pattern[str], line: str) -> re.Match[str] | None:
+    return pattern.match(line) if len(line) <= _MAX_MATCHED_CHARS else None
+
+
 def _kept(line: str) -> bool:
-    return line.startswith((">", "E ")) or line == "E" or bool(_LOCATION.match(line))
+    return line.startswith((">", "E ")) or line == "E" or bool(_match(_LOCATION, line))
 
 
 def _clip(line: str) -> str:
