@@ -155,31 +155,40 @@ AS_WORKER = """
 import json, os, sys
 from pathlib import Path
 # Loaded before the user changes: what the scenario needs of the standard library and the lab.
-import hashlib, json, shutil, signal, subprocess, tempfile, threading, time
+import hashlib, shutil, signal, subprocess, tempfile, threading, time
 import tests.test_checkpoint_escape as escape
 from agent import checkpoints
-uid, home, planting = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+uid, home = int(sys.argv[1]), Path(sys.argv[2])
 os.setgroups([])
 os.setresgid(uid, uid, uid)
 os.setresuid(uid, uid, uid)
-seen = escape.scenario(home / "ws", home / "subtask", home / "canary", planting)
+seen = {
+    planting: escape.scenario(home / planting / "ws", home / planting / "subtask", home / planting / "canary", planting)
+    for planting in escape.PLANTINGS
+}
 print(json.dumps({"uid": os.geteuid(), "seen": seen}))
 """
 
 
 @pytest.fixture
 def worker_home() -> Iterator[tuple[Path, int]]:
-    """A workspace, a data directory and a canary of a user of their own, where that user can
-    reach them (pytest's temporary directory is root's, 0700)."""
+    """For each planting a workspace, a subtask's directory and a canary, and a data directory,
+    all of a user of their own, where that user can reach them (pytest's temporary directory
+    is root's, 0700)."""
     home = Path(tempfile.mkdtemp(prefix="checkpoint-escape-"))
     uid, _gid = workspace_owner(home.name)
     try:
         home.chmod(0o755)
-        for path in (home / "ws", home / "data", home / "subtask"):
-            path.mkdir()
-        (home / "ws" / "a.txt").write_text("one\n")
-        (home / "canary").write_text(UNTOUCHED)
-        for path in (home / "ws", home / "ws" / "a.txt", home / "data", home / "subtask", home / "canary"):
+        (home / "data").mkdir()
+        owned = [home / "data"]
+        for planting in PLANTINGS:
+            (home / planting).mkdir()
+            for path in (home / planting / "ws", home / planting / "subtask"):
+                path.mkdir()
+            (home / planting / "ws" / "a.txt").write_text("one\n")
+            (home / planting / "canary").write_text(UNTOUCHED)
+            owned += [home / planting / name for name in ("ws", "ws/a.txt", "subtask", "canary")]
+        for path in owned:
             os.chown(path, uid, uid)
         yield home, uid
     finally:
@@ -187,12 +196,13 @@ def worker_home() -> Iterator[tuple[Path, int]]:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="not root: the tests above already ran as a non-root worker")
-@pytest.mark.parametrize("planting", PLANTINGS)
-def test_no_planting_runs_anything_under_a_non_root_worker(worker_home: tuple[Path, int], planting: str) -> None:
+def test_no_planting_runs_anything_under_a_non_root_worker(worker_home: tuple[Path, int]) -> None:
+    """The worker process itself unprivileged (its user changed after the interpreter loaded,
+    since the lab's interpreter may live where that user cannot read)."""
     home, uid = worker_home
     env = {**os.environ, "AGENT_LAB_DATA": str(home / "data"), "PYTHONPATH": str(PROJECT_ROOT)}
     done = subprocess.run(
-        [sys.executable, "-c", AS_WORKER, str(uid), str(home), planting],
+        [sys.executable, "-c", AS_WORKER, str(uid), str(home)],
         cwd=PROJECT_ROOT,
         env=env,
         capture_output=True,
@@ -203,7 +213,8 @@ def test_no_planting_runs_anything_under_a_non_root_worker(worker_home: tuple[Pa
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["uid"] == uid
-    assert (home / "canary").read_text() == UNTOUCHED, report["seen"]
+    canaries = {planting: (home / planting / "canary").read_text() for planting in PLANTINGS}
+    assert canaries == dict.fromkeys(PLANTINGS, UNTOUCHED), report["seen"]
 
 
 # --- the tree's other weapons ------------------------------------------------------------------
