@@ -92,6 +92,10 @@ def _candidates(workspace: Path, root: Path, shown_as: str) -> tuple[list[tuple[
     listing = list_tree(workspace, root)
     files = []
     for name in listing.files:
+        path = base / name  # the walk's own path: no symlink in it but perhaps the last part
+        if not os.path.islink(path):
+            files.append((name, str(path)))
+            continue
         try:
             # A symlink in the workspace may lead out of it: only what resolves inside is read.
             files.append((name, str(resolve_in_workspace(base, name))))
