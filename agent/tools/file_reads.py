@@ -198,6 +198,8 @@ def unreadable(shown_as: str, target: Path, error: OSError | NotRegularFile) -> 
         return f"no such file: {shown_as}"
     if stat.S_ISDIR(mode):
         return f"{shown_as} is a directory, not a file: list_files shows what it holds"
-    if isinstance(error, NotRegularFile) or not stat.S_ISREG(mode):
+    if not stat.S_ISREG(mode):
         return f"{shown_as} is a {describe(mode)}, not a regular file: the file tools read regular files only"
+    if isinstance(error, NotRegularFile):
+        return f"{shown_as} was replaced while it was opened: read it again"
     return f"cannot read {shown_as}: {getattr(error, 'strerror', None) or error}"
