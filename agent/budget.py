@@ -1,10 +1,12 @@
-"""Budgets, checked by workflow code before every proposal. Pure and deterministic."""
+"""Budgets, checked by workflow code before every proposal (the baseline checks the host-disk
+budget alone, with `disk_exhausted`). Pure and deterministic."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from contracts import RunBudget, Usage
+from contracts import DiskUse, RunBudget, Usage
+from contracts.budget import mib
 
 
 @dataclass(frozen=True)
@@ -13,6 +15,8 @@ class Spent:
     usage: Usage
     # Wall time without the time spent waiting for a person.
     wall_s: float
+    # What the run holds on the host's disk (a run's only, never a task's); None: not counted.
+    disk: DiskUse | None = None
 
 
 def exhausted(budget: RunBudget, run: Spent, task: Spent, task_step_limit: int) -> str | None:
@@ -30,7 +34,22 @@ def exhausted(budget: RunBudget, run: Spent, task: Spent, task_step_limit: int) 
     for whose, what, spent, limit in limits:
         if limit is not None and spent >= limit:
             return f"the {whose} budget of {limit:g} {what} is spent ({spent:g})"
-    return None
+    return disk_exhausted(budget, run.disk) if run.disk is not None else None
+
+
+def disk_exhausted(budget: RunBudget, disk: DiskUse) -> str | None:
+    """Why the run may hold no more of the host's disk, naming what holds it, or None."""
+    limit = budget.max_disk_bytes
+    if limit is None or disk.total_bytes < limit:
+        return None
+    return f"the run's budget of {mib(limit)} of host disk is spent ({disk.describe()})"
+
+
+def disk_left(budget: RunBudget, disk: DiskUse | None) -> int | None:
+    """What a command may still add to the run's host disk; None where no budget applies."""
+    if budget.max_disk_bytes is None or disk is None:
+        return None
+    return max(budget.max_disk_bytes - disk.total_bytes, 0)
 
 
 def for_subtask(budget: RunBudget, run: Spent, task_step_limit: int) -> RunBudget:
@@ -43,6 +62,7 @@ def for_subtask(budget: RunBudget, run: Spent, task_step_limit: int) -> RunBudge
         return None if limit is None else max(limit - spent, 0.000_001)
 
     tokens = budget.max_tokens - run.usage.total_tokens if budget.max_tokens is not None else None
+    disk = disk_left(budget, run.disk)
     return budget.model_copy(
         update={
             "max_steps": max(budget.max_steps - run.steps, 1),
@@ -50,5 +70,8 @@ def for_subtask(budget: RunBudget, run: Spent, task_step_limit: int) -> RunBudge
             "max_tokens": max(tokens, 1) if tokens is not None else None,
             "max_cost_usd": left(budget.max_cost_usd, run.usage.cost_usd),
             "max_wall_time_s": left(budget.max_wall_time_s, run.wall_s),
+            # A subtask counts its own worktree and artifacts: the objects its checkpoints add
+            # go to the repository it shares with its parent (checkpoints.add_worktree).
+            "max_disk_bytes": budget.max_disk_bytes if disk is None else max(disk, 1),
         }
     )

@@ -26,6 +26,7 @@ from agent.tools.context import ToolContext
 from agent.tools.registry import TOOLS, Tool, ToolProbe
 from agent.verification import describe_validation_error
 from contracts import ExecuteToolInput, ResourceLimit, ToolResult
+from contracts.budget import mib
 from contracts.errors import ToolError, ToolUnavailable
 
 
@@ -50,6 +51,7 @@ async def execute(request: ExecuteToolInput) -> ToolResult:
         idempotency_key=key,
         sandbox=await current_sandbox() if tool.uses_sandbox else None,
         ops_url=settings.ops_url(),
+        disk_left_bytes=request.disk_left_bytes,
     )
     if not tool.recorded:
         return await _run(tool, ctx, arguments)
@@ -112,12 +114,15 @@ async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult
         text = f"internal tool error: {type(error).__name__}: {error}"
         return base.model_copy(update={"error": text, "duration_ms": _since(started)})
     if isinstance(outcome, CommandOutcome):
+        said = outcome.limit_message or ("timed out" if outcome.timed_out else None)
+        if outcome.limit == ResourceLimit.DISK and ctx.disk_left_bytes is not None:
+            said = f"{said}; {_run_disk_left(ctx.disk_left_bytes)}"
         return base.model_copy(
             update={
                 # A limit that stopped the command is a failed call the model reads, not a crash.
                 "ok": not outcome.timed_out and outcome.limit is None,
                 "output": outcome.output,
-                "error": outcome.limit_message or ("timed out" if outcome.timed_out else None),
+                "error": said,
                 "limit": outcome.limit or (ResourceLimit.WALL_TIME if outcome.timed_out else None),
                 "exit_code": outcome.exit_code,
                 "timed_out": outcome.timed_out,
@@ -130,6 +135,14 @@ async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult
         )
     backend = "service" if tool.external_effects else "in-process"
     return base.model_copy(update={"ok": True, "output": outcome, "duration_ms": _since(started), "backend": backend})
+
+
+def _run_disk_left(left: int) -> str:
+    # The model cannot tell this bound from the per-command quota unless it is told.
+    return (
+        f"that limit is what was left of the run's host-disk budget ({mib(left)}: its workspace, "
+        "checkpoints and stored output count together), and the run ends once it is spent"
+    )
 
 
 @cache

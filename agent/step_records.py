@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from agent import checkpoints, ledger
+from agent import checkpoints, disk_use, ledger
 from agent.conversation import store_turn
 from agent.tools.registry import READ_ONLY_TOOLS
 from contracts.envelopes import RecordStepInput, RecordStepResult
@@ -44,6 +44,11 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
                 turn = turn.model_copy(update={"feedback": f"{turn.feedback}\n{note}".strip()})
     elif request.action == "rollback" and not _left_unchanged(entries):
         await asyncio.to_thread(checkpoints.rollback, workspace, request.checkpoint)
+    disk = None
+    if request.action != "none" and not _left_unchanged(entries):
+        # After the git call: what the workspace and its checkpoints hold now, for the run's
+        # host-disk budget (a step that only read changed neither, and is not measured).
+        disk = await asyncio.to_thread(disk_use.measure, workspace)
     if request.action != "none" and time is not None:
         entries.append(
             LedgerEntry(
@@ -57,7 +62,7 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
         )
     # flock, read, write and fsync block: in a thread (one hop for both), the event loop keeps running.
     conversation = await asyncio.to_thread(_write, request, entries, turn)
-    return RecordStepResult(checkpoint=checkpoint, conversation=conversation)
+    return RecordStepResult(checkpoint=checkpoint, conversation=conversation, disk=disk)
 
 
 def _write(request: RecordStepInput, entries: list[LedgerEntry], turn: Turn | None) -> str | None:

@@ -4,7 +4,8 @@ Its state is a conversation (every turn so far) held in memory; the model sees a
 decides when it is done. It calls the very functions the durable workers run as activities
 (provider, tools, postcondition check), so a difference in results is the orchestration's.
 What it lacks on purpose: a plan, a verifier before execution, checks between steps, durable
-state. A crash loses the run.
+state. A crash loses the run. What it keeps, as the durable runtime does, is the host's safety:
+the same sandbox, and the same host-disk budget per run.
 """
 
 from __future__ import annotations
@@ -15,15 +16,18 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from agent import feedback
+from agent import disk_use, feedback
+from agent.budget import disk_exhausted, disk_left
 from agent.earlier_effects import earlier_effect, for_rule
 from agent.execution import execute
 from agent.model_calls import propose_action
 from agent.postconditions import check
 from agent.step_log import StepLog
+from agent.tools.registry import READ_ONLY_TOOLS
 from agent.verification import executed_call, verify
 from agent.workspace import prepare_workspace
 from contracts import (
+    DiskUse,
     EarlierEffect,
     ExecutedCall,
     ExecuteToolInput,
@@ -33,6 +37,7 @@ from contracts import (
     RunResult,
     RunState,
     StepRecord,
+    ToolResult,
     Usage,
 )
 from contracts.errors import LabError, ProviderError, ProviderUnavailable
@@ -61,9 +66,16 @@ class BaselineLoop:
         prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
         prepared_workspace = await prepare_workspace(prepared)
         workspace = prepared_workspace.path
+        # What the run holds on the host's disk (agent.budget): measured after every tool that
+        # may write (the baseline makes no checkpoints: its repository holds the fixture).
+        disk = await asyncio.to_thread(disk_use.measure, Path(workspace))
 
         outcome, reason = RunState.BUDGET_EXHAUSTED, f"no finish within {request.budget.max_steps} steps"
         for step in range(1, request.budget.max_steps + 1):
+            # The only budget it checks besides its steps: the host's safety, not orchestration.
+            if spent := disk_exhausted(request.budget, disk):
+                outcome, reason = RunState.BUDGET_EXHAUSTED, f"{spent} after {step - 1} steps"
+                break
             asked = ProposeActionInput(
                 provider=request.provider,
                 goal=request.goal,
@@ -108,13 +120,19 @@ class BaselineLoop:
                     self._on_step(rejected)
                     continue
             execution = ExecuteToolInput(
-                workspace=workspace, proposal=proposal, run_id=request.run_id, step=step, world_id=request.world_id
+                workspace=workspace,
+                proposal=proposal,
+                run_id=request.run_id,
+                step=step,
+                world_id=request.world_id,
+                disk_left_bytes=disk_left(request.budget, disk),
             )
             try:
                 result = await self._retrying(execute, execution)
             except LabError as error:
                 outcome, reason = RunState.FAILED, f"tool call failed: {type(error).__name__}: {error}"
                 break
+            disk = await _disk_after(disk, Path(workspace), result)
             if verdict is not None and (ran := executed_call(step, proposal, verdict, result)) is not None:
                 executed.append(ran)
             if (effect := earlier_effect(step, proposal, result)) is not None:
@@ -151,6 +169,7 @@ class BaselineLoop:
             wall_time_s=time.monotonic() - started,
             effects=effects,
             sandbox=prepared_workspace.sandbox,
+            disk=disk,
         )
 
     async def _retrying(self, call: Callable[[In], Awaitable[Out]], argument: In) -> Out:
@@ -173,3 +192,13 @@ class BaselineLoop:
                 pause = retry_after or self._retry_delay_s
             attempt += 1
             await asyncio.sleep(pause)
+
+
+async def _disk_after(disk: DiskUse, workspace: Path, result: ToolResult) -> DiskUse:
+    """The run's disk after a tool call: its stored output counted, the workspace measured again
+    if the tool may have written (in a thread: a walk of the tree)."""
+    if result.artifact is not None:
+        disk = disk.with_artifact(result.artifact.size_bytes)
+    if result.tool in READ_ONLY_TOOLS:
+        return disk
+    return disk.measured(await asyncio.to_thread(disk_use.measure, workspace))

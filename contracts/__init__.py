@@ -16,7 +16,7 @@ from contracts.actions import (
     Verdict,
 )
 from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
-from contracts.budget import RunBudget
+from contracts.budget import DiskUse, RunBudget
 from contracts.checkpoints import Checkpoint, LeftOut
 from contracts.counterfactual import CounterfactualRecord
 from contracts.effects import EarlierEffect
@@ -100,6 +100,7 @@ __all__ = [
     "CounterfactualSpec",
     "Decision",
     "Deny",
+    "DiskUse",
     "DraftPlanInput",
     "DraftPlanResult",
     "EarlierEffect",

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from contracts.actions import ActionProposal, ExecutedCall, ToolResult, Verdict
+from contracts.budget import DiskUse
 from contracts.effects import EarlierEffect
 from contracts.goal import GoalSpec
 from contracts.ledger import LedgerEntry, check_run_id
@@ -171,6 +172,9 @@ class ExecuteToolInput(BaseModel):
     # The last checkpoint: a retry that finds an unfinished attempt of a workspace tool
     # restores it before acting again.
     checkpoint: str | None = None
+    # What is left of the run's host-disk budget (RunBudget.max_disk_bytes): a command may grow
+    # the workspace, and store output, by no more than this. None: no run budget applies.
+    disk_left_bytes: int | None = Field(default=None, ge=0)
 
 
 class CheckPostconditionsInput(BaseModel):
@@ -233,6 +237,9 @@ class RecordStepResult(BaseModel):
     checkpoint: str
     # The stored turn's reference: the task's latest turn from now on.
     conversation: str | None = None
+    # The workspace and its checkpoint repository as measured after the step's checkpoint or
+    # rollback (artifacts not counted: the workflow counts them); None when no git call ran.
+    disk: DiskUse | None = None
 
 
 class RecordThenProposeInput(BaseModel):

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from contracts.actions import ActionProposal, ExecutedCall, Verdict
 from contracts.approval import ApprovalDecision, PendingApproval
-from contracts.budget import RunBudget
+from contracts.budget import DiskUse, RunBudget
 from contracts.effects import EarlierEffect
 from contracts.envelopes import RecordStepInput
 from contracts.goal import GoalSpec
@@ -95,6 +95,9 @@ class RunSnapshot(BaseModel):
     # (1, then one more for each revision) and the tasks whose work is merged, of every version.
     plan_version: int = 1
     merged_tasks: list[str] = Field(default_factory=list)
+    # What the run holds on the host's disk, for its RunBudget.max_disk_bytes: the workspace and
+    # checkpoints as the last step's record measured them, the artifacts its results refer to.
+    disk: DiskUse = Field(default_factory=DiskUse)
 
 
 class ForkOrigin(BaseModel):
@@ -189,6 +192,9 @@ class RunResult(BaseModel):
     generations: int = 1
     # Where the agent's commands ran (None in results recorded before runs said so).
     sandbox: SandboxReport | None = None
+    # What the run held on the host's disk at its end, as its budget counted it (None: not
+    # counted, in results recorded before, or a run that predates the disk budget).
+    disk: DiskUse | None = None
 
     @property
     def succeeded(self) -> bool:

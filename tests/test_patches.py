@@ -16,7 +16,7 @@ from lab.durable_start import start_durable_run
 from lab.run_request import build_request
 from worker import build_worker
 from workflows.outcome import run_result
-from workflows.patches import DECIDED_AT_START, EARLIER, FUSED_STEPS, Patches
+from workflows.patches import DECIDED_AT_START, EARLIER, FUSED_STEPS, RUN_DISK_BUDGET, Patches
 
 
 async def test_a_new_run_marks_its_patches_in_its_first_workflow_task(
@@ -36,7 +36,7 @@ async def test_a_new_run_marks_its_patches_in_its_first_workflow_task(
     ]
     # Recorded with the first task's commands, before its first activity; no patch after it.
     first_activity = next(e.event_id for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-    assert [patch for _, patch in marked] == [DECIDED_AT_START, FUSED_STEPS]
+    assert [patch for _, patch in marked] == [DECIDED_AT_START, FUSED_STEPS, RUN_DISK_BUDGET]
     assert all(first_task_done < event_id < first_activity for event_id, _ in marked)
     # And every earlier behaviour is on: the plan drafted by `draft_plan`, a read run locally;
     # and the fused steps: a read verified with it, a write executed and checked together.

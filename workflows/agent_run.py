@@ -232,6 +232,7 @@ async def _finish(run: Run, acceptance: PostconditionResult | None, reason: str)
         effects=snapshot.effects,
         generations=snapshot.generation,
         sandbox=snapshot.sandbox,
+        disk=run.disk(),
     )
     if snapshot.workspace:
         finished = run.entries.entry(

@@ -28,6 +28,10 @@ DECIDED_AT_START = "patches-decided-at-start"
 # A read-only call is verified and run in one local activity, a write executed and checked in
 # one activity, and a step's record written by the next proposal's (activities/fused.py, ADR 5).
 FUSED_STEPS = "fused-steps"
+# The run's host-disk budget (RunBudget.max_disk_bytes) is counted and checked before every
+# proposal, and a step that ran a tool which may write records its checkpoint at its end (not
+# with the next proposal), so that check reads the disk the step left.
+RUN_DISK_BUDGET = "run-disk-budget"
 
 # Before DECIDED_AT_START, each asked where it is used:
 DRAFT_PLAN_ACTIVITY = "draft-plan-activity"  # `plan` became `draft_plan` (ADR 4)
@@ -44,11 +48,16 @@ EARLIER = (DRAFT_PLAN_ACTIVITY, CONVERSATION_BY_REFERENCE, READ_ONLY_STEPS, NOT_
 class Patches:
     decided_at_start: bool
     fused_steps: bool = False
+    run_disk_budget: bool = False
 
     @classmethod
     def decide(cls) -> Patches:
         """In the run's first workflow task, before its first command."""
-        return cls(decided_at_start=workflow.patched(DECIDED_AT_START), fused_steps=workflow.patched(FUSED_STEPS))
+        return cls(
+            decided_at_start=workflow.patched(DECIDED_AT_START),
+            fused_steps=workflow.patched(FUSED_STEPS),
+            run_disk_budget=workflow.patched(RUN_DISK_BUDGET),
+        )
 
     def on(self, patch_id: str) -> bool:
         """Whether the run uses the behaviour `patch_id` (one of EARLIER)."""

@@ -14,7 +14,7 @@ from typing import NoReturn
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from contracts import RunRequest, RunSnapshot, RunState
+    from contracts import DiskUse, RunRequest, RunSnapshot, RunState
     from contracts.approval import ApprovalDecision
     from contracts.errors import IllegalTransition
     from workflows.ledger_entries import EntryMaker
@@ -53,6 +53,11 @@ class Run:
         self.snapshot.state = target
         where = f" · task {self.snapshot.task_id}" if self.snapshot.task_id else ""
         workflow.set_current_details(f"**{target}** · step {self.snapshot.step}{where}")
+
+    def disk(self) -> DiskUse | None:
+        """What the run holds on the host's disk, for its budget; None in a run started before
+        the disk budget (workflows.patches.RUN_DISK_BUDGET), which does not count it."""
+        return self.snapshot.disk if self.patches.run_disk_budget else None
 
     def elapsed_s(self, since: datetime | None) -> float:
         return (workflow.now() - since).total_seconds() if since else 0.0

@@ -10,6 +10,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from agent.step_log import Outcome, StepLog
+    from agent.tools.registry import READ_ONLY_TOOLS
     from contracts import ActionProposal, PlanTask, PostconditionResult, RunState, ToolResult, Turn, Usage, Verdict
     from contracts.envelopes import RecordStepInput
     from workflows import calls, tracing
@@ -63,7 +64,7 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
         turn=turn,
         previous=snapshot.conversation,
     )
-    if run.patches.fused_steps and not (moved or last):
+    if run.patches.fused_steps and not (moved or last or _may_have_written(run, end)):
         snapshot.pending_record = closing
     else:
         await calls.flush(run)  # (none waits: every step starts with a proposal, which wrote it)
@@ -80,3 +81,10 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
         postconditions=end.check.summary() if end.check else "",
         fault_injected=fault_injected,
     )
+
+
+def _may_have_written(run: Run, end: StepEnd) -> bool:
+    """A tool that may write ran in the step: under the run's disk budget its record (and the
+    disk measured after its checkpoint or rollback) is written now, not with the next proposal,
+    so the budget's check before that proposal reads the disk the step left."""
+    return run.patches.run_disk_budget and end.result is not None and end.result.tool not in READ_ONLY_TOOLS

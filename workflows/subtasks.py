@@ -58,7 +58,7 @@ async def run_in_parallel(run: Run) -> str | None:
         remaining = [task for task in plan if task.id not in snapshot.merged_tasks]
         if not remaining:
             return None
-        spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at))
+        spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at), disk=run.disk())
         if reason := exhausted(budget, spent, Spent(0, Usage(), 0.0), budget.max_steps_per_task):
             run.move(S.BUDGET_EXHAUSTED)
             return f"{reason} after {snapshot.step} steps, before tasks {', '.join(t.id for t in remaining)}"
@@ -69,6 +69,11 @@ async def run_in_parallel(run: Run) -> str | None:
             return f"no task of plan v{snapshot.plan_version} can start: {', '.join(t.id for t in remaining)}"
         run.move(S.DELEGATING)
         ended = await asyncio.gather(*(_child(run, task, spent) for task in ready))
+        for result in ended:
+            # The children's stored output is the run's; their worktrees and the objects their
+            # checkpoints add to the shared repository are not measured here.
+            if run.patches.run_disk_budget and result.disk is not None:
+                snapshot.disk = snapshot.disk.with_artifact(result.disk.artifact_bytes)
         run.move(S.MERGING)
         failures = await _merge(run, ready, ended)
         if not failures:

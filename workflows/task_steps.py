@@ -14,7 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.execution import execute_tool
     from activities.model_calls import propose_action
     from agent import feedback
-    from agent.budget import Spent, exhausted
+    from agent.budget import Spent, disk_left, exhausted
     from agent.earlier_effects import earlier_effect
     from agent.tools.registry import READ_ONLY_TOOLS
     from agent.verification import executed_call
@@ -55,7 +55,8 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
     while True:
         if workflow.info().is_continue_as_new_suggested():
             await run.continue_as_new()
-        run_spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at) - snapshot.waited_s)
+        run_wall = run.elapsed_s(snapshot.started_at) - snapshot.waited_s
+        run_spent = Spent(snapshot.step, snapshot.usage, run_wall, disk=run.disk())
         task_wall = run.elapsed_s(snapshot.task_started_at) - snapshot.task_waited_s
         task_spent = Spent(len(snapshot.turns), snapshot.task_usage, task_wall)
         if reason := exhausted(request.budget, run_spent, task_spent, task_limit):
@@ -128,6 +129,7 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         step=snapshot.step,
         world_id=run.request.world_id,
         checkpoint=snapshot.checkpoint,
+        disk_left_bytes=disk_left(run.request.budget, run.disk()),
     )
     summary = f"step {snapshot.step}: {proposal.describe()}"
     fused = run.patches.fused_steps
@@ -165,6 +167,9 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         result, check, checked = done.result, done.check, True
     else:
         result = await calls.call(execute_tool, execution, options.EXECUTE, summary)
+    if result.artifact is not None:
+        # The run's own reference to a shared, content-addressed store: counted by its size.
+        snapshot.disk = snapshot.disk.with_artifact(result.artifact.size_bytes)
     if (ran := executed_call(snapshot.step, proposal, verdict, result)) is not None:
         snapshot.executed.append(ran)
     # No command: a run recorded before it replays as it ran (its verdicts are in its history).

@@ -3,7 +3,7 @@ backend that cannot run here raises SandboxUnavailable, saying why."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -35,10 +35,20 @@ class Limits:
     # Any one file (RLIMIT_FSIZE); never above disk_bytes.
     file_bytes: int = 512 * MiB
     open_files: int = 1024
-    # Output read from the command before it is stopped (what is stored is capped lower).
+    # Output read from the command before it is stopped, and what of it is stored as an artifact.
     output_bytes: int = 1024 * MiB
+    artifact_bytes: int = 64 * MiB
     # Added to the command's niceness: the host's own work goes first.
     niceness: int = 10
+
+    def within(self, disk_left_bytes: int | None) -> Limits:
+        """These limits for a command of a run with `disk_left_bytes` of its host-disk budget
+        left (None: no run budget): the workspace may grow, and the output be stored, by no
+        more than that, however large the per-command quota."""
+        if disk_left_bytes is None:
+            return self
+        left = max(disk_left_bytes, 0)
+        return replace(self, disk_bytes=min(self.disk_bytes, left), artifact_bytes=min(self.artifact_bytes, left))
 
 
 @dataclass(frozen=True)
@@ -77,4 +87,8 @@ class Sandbox(Protocol):
     # False only for the last-resort plain process; results say so.
     sandboxed: bool
 
-    async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome: ...
+    async def run(
+        self, command: str, workspace: Path, timeout_s: float, disk_left_bytes: int | None = None
+    ) -> CommandOutcome:
+        """`disk_left_bytes`: what is left of the run's host-disk budget (Limits.within)."""
+        ...

@@ -63,7 +63,9 @@ class BubblewrapSandbox:
         self._filter = seccomp.program(arch)
         self.fresh_keyring = fresh_session_keyring(arch)
 
-    async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+    async def run(
+        self, command: str, workspace: Path, timeout_s: float, disk_left_bytes: int | None = None
+    ) -> CommandOutcome:
         # The filter and the made-up /etc files, read by bwrap from pipes; open until the end.
         with Handoff() as handoff:
             spawn = Spawn(
@@ -71,7 +73,7 @@ class BubblewrapSandbox:
                 cwd=workspace,
                 # bubblewrap's own environment is visible in the sandbox as /proc/1/environ.
                 env={"PATH": "/usr/bin:/bin"},
-                limits=self._limits,
+                limits=self._limits.within(disk_left_bytes),
                 backend=self.name,
                 sandboxed=self.sandboxed,
                 nproc_rlimit=os.geteuid() == 0,

@@ -31,7 +31,12 @@ class DockerSandbox:
         self._limits = limits or Limits()
         self._image = image or os.environ.get("AGENT_LAB_DOCKER_IMAGE", DEFAULT_IMAGE)
 
-    async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+    async def run(
+        self, command: str, workspace: Path, timeout_s: float, disk_left_bytes: int | None = None
+    ) -> CommandOutcome:
+        # Not bounded here: this backend has no disk quota of its own (nor a per-command one), and
+        # stores output as the engine returns it. The run's budget still ends the run.
+        del disk_left_bytes
         # The SDK is synchronous: it runs in a thread, never on the event loop.
         return await asyncio.to_thread(self._run, command, workspace, timeout_s)
 

@@ -20,12 +20,14 @@ class ProcessSandbox:
         # process that user runs.
         self._limits = limits or Limits()
 
-    async def run(self, command: str, workspace: Path, timeout_s: float) -> CommandOutcome:
+    async def run(
+        self, command: str, workspace: Path, timeout_s: float, disk_left_bytes: int | None = None
+    ) -> CommandOutcome:
         spawn = Spawn(
             argv=["/bin/sh", "-c", command],
             cwd=workspace,
             env=command_environment(home=str(workspace)),
-            limits=self._limits,
+            limits=self._limits.within(disk_left_bytes),
             backend=self.name,
             sandboxed=self.sandboxed,
         )

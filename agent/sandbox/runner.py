@@ -22,8 +22,6 @@ from contracts import ArtifactRef
 # What a result shows: the first and the last bytes of the output.
 HEAD_BYTES = 6000
 TAIL_BYTES = 2000
-# What an artifact keeps at most; a flood beyond this is counted, not stored.
-ARTIFACT_LIMIT_BYTES = 64 * 1024**2
 # How long to wait for the output pipe to close once the command's group is dead.
 _DRAIN_TIMEOUT_S = 2.0
 
@@ -84,7 +82,8 @@ async def _run(spawn: Spawn, timeout_s: float, containment: Containment, started
     def stop() -> None:
         _kill_group(process.pid)
 
-    capture = _Capture(lambda size: containment.count_output(size, stop))
+    # What is stored of the output (Limits.artifact_bytes); a flood beyond it is counted, not kept.
+    capture = _Capture(lambda size: containment.count_output(size, stop), spawn.limits.artifact_bytes)
     reader = asyncio.create_task(capture.read(read_fd))
     watcher = asyncio.create_task(containment.watch(stop))
     timed_out = False
@@ -135,8 +134,10 @@ class _Capture:
     """Head and tail in memory; everything (up to a limit) in a scratch file that becomes an
     artifact only when the output was too long to show whole."""
 
-    def __init__(self, counted: Callable[[int], None]) -> None:
+    def __init__(self, counted: Callable[[int], None], limit: int) -> None:
         self.counted = counted
+        # Never below what a result shows whole: short output is read back from the scratch file.
+        self.limit = max(limit, HEAD_BYTES + TAIL_BYTES)
         self.head = bytearray()
         self.tail = bytearray()
         self.total = 0
@@ -157,7 +158,7 @@ class _Capture:
             transport.close()
 
     def _take(self, chunk: bytes) -> None:
-        room = ARTIFACT_LIMIT_BYTES - self.total
+        room = self.limit - self.total
         if room > 0:
             kept = chunk[:room]
             self.file.write(kept)
@@ -179,8 +180,8 @@ class _Capture:
             self.scratch.unlink()
             return _decode(data), None
         shown = shown_text(bytes(self.head), bytes(self.tail), self.total)
-        if self.total > ARTIFACT_LIMIT_BYTES:
-            shown += f"\n... [only the first {ARTIFACT_LIMIT_BYTES} bytes were stored]"
+        if self.total > self.limit:
+            shown += f"\n... [only the first {self.limit} bytes were stored]"
         return shown, artifacts.adopt(self.scratch, self.digest.hexdigest())
 
 

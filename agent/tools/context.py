@@ -21,3 +21,6 @@ class ToolContext:
     sandbox: Sandbox | None
     # Base URL of the operations service the side-effecting tools call (None: not configured).
     ops_url: str | None = None
+    # What is left of the run's host-disk budget: a command's disk quota and stored output are
+    # cut to it (agent.sandbox.base.Limits.within). None: no run budget applies.
+    disk_left_bytes: int | None = None

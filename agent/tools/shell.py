@@ -37,7 +37,7 @@ class RunCommandArgs(BaseModel):
 async def run_command(ctx: ToolContext, args: RunCommandArgs) -> CommandOutcome:
     if ctx.sandbox is None:
         raise ToolError("run_command was given no sandbox")
-    outcome = await ctx.sandbox.run(args.command, ctx.workspace, args.timeout_s)
+    outcome = await ctx.sandbox.run(args.command, ctx.workspace, args.timeout_s, ctx.disk_left_bytes)
     return await asyncio.to_thread(_bounded, outcome)
 
 
