@@ -33,7 +33,7 @@ from contracts.errors import ToolError
 EDIT_MAX_BYTES = 4 * 1024**2
 PYTHON_EDIT_MAX_BYTES = 1024**2
 READ_DEADLINE_S = 10.0
-_CHUNK_BYTES = 1 << 16
+_CHUNK_BYTES = 1 << 20
 # A line longer than this is kept as its first and last _END_BYTES: more than a window shows.
 _LINE_BYTES = 1 << 16
 _END_BYTES = 1 << 13
