@@ -220,6 +220,17 @@ def test_reading_a_256_mib_file_of_one_line_holds_a_window_not_the_file(workspac
     assert f"[{3 + 256 * 1024**2 + 4 - shown} characters omitted]" in text
 
 
+def test_a_long_line_amid_short_ones_is_shown_by_its_two_ends_and_its_true_length(workspace: Path) -> None:
+    (workspace / "mixed.txt").write_bytes(b"short\n" + b"\xc3\xa9" * (3 * 1024**2) + b"END\nafter\n")
+    text = _tool(lambda: read_file(_ctx(workspace), ReadFileArgs(path="mixed.txt", start_line=2)))
+    lines = text.splitlines()
+    assert lines[0] == "mixed.txt (lines 2-2 of 3)" and lines[1].startswith("2| \u00e9\u00e9")
+    shown = MAX_OUTPUT_CHARS - len("mixed.txt") - 200
+    # Characters, not bytes: each \u00e9 is two bytes.
+    assert f"[{3 + 3 * 1024**2 + 3 - shown} characters omitted]" in text
+    assert lines[-2].endswith("\u00e9END") and lines[-1] == "(1 more lines: read_file with start_line=3 shows them)"
+
+
 def test_reading_a_256_mib_file_of_short_lines_holds_a_window_not_the_file(workspace: Path) -> None:
     lines_in_a_block = 1024 * 1024 // 8
     block = b"".join(b"line %d\n" % number for number in range(lines_in_a_block))

@@ -141,8 +141,9 @@ class _LineBuffer:
             return
         if not self.long:
             self.long = True
-            rest = bytes(self.head[_END_BYTES:]) + piece
-            del self.head[_END_BYTES:]
+            whole = bytes(self.head) + piece
+            self.head = bytearray(whole[:_END_BYTES])
+            rest = whole[_END_BYTES:]
         else:
             rest = self.tail + piece
         self.middle += _characters(rest[:-_END_BYTES])
