@@ -122,6 +122,7 @@ ATTACKS: list[tuple[str, ReasonCode, str]] = [
 
 _READS = {i for i, code, _ in ATTACKS if code == PATH}
 _UNUSUAL = {
+    "written-source-process-substitution": "canary_read",
     "written-tee-sh": "port_connected",
     "written-dev-tcp": "port_connected",
     "written-secret": "secret_leaked",
