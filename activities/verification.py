@@ -1,6 +1,8 @@
 """The `verify_proposal` activity: a local one, since verification is short work on the worker
 that runs the workflow. Path resolution touches the file system (symlinks), hence an activity,
-not workflow code."""
+not workflow code. Whether /tmp is the command's own comes from this worker's sandbox, the one
+its commands run in (workers of one deployment share their sandbox configuration), so the
+workflow carries nothing for it."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.boundary import activity_boundary
+from agent.sandbox.private_tmp import selected_private_tmp
 from agent.verification import verify
 from contracts import Verdict
 from contracts.envelopes import VerifyProposalInput
@@ -18,7 +21,14 @@ from contracts.envelopes import VerifyProposalInput
 @activity.defn
 async def verify_proposal(request: VerifyProposalInput) -> Verdict:
     async with activity_boundary(heartbeat=False):
+        private_tmp = await selected_private_tmp()
         # In a thread: fingerprinting the workspace reads its files.
         return await asyncio.to_thread(
-            verify, Path(request.workspace), request.proposal, request.profile, request.executed, request.effects
+            verify,
+            Path(request.workspace),
+            request.proposal,
+            request.profile,
+            request.executed,
+            request.effects,
+            private_tmp=private_tmp,
         )

@@ -1,8 +1,10 @@
 """The verifier: a proposal crosses this boundary before anything happens.
 
 In order: is it a tool call, of a known tool, with arguments that fit the tool's schema, with
-paths spelled plainly that stay in the workspace, and (for commands) a command that, parsed for
-real, neither destroys, escapes, reaches the network, reads secrets nor exhausts the machine?
+paths spelled plainly that stay in the workspace, arguments that say what the schema cannot (a
+search regex that ends, a write to a file not named like an option, no secret sent out), and
+(for commands) a command that, parsed for real, neither destroys, escapes, reaches the network,
+reads secrets nor exhausts the machine?
 Then: does this call need a person's approval, because it plants a file that runs code later
 (a hook, `.envrc`: refused outright under the stricter profiles), by the tool's own rule, or
 because its risk is above the run's profile?
@@ -13,15 +15,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agent.feedback import gist
 from agent.fingerprint import workspace_fingerprint
 from agent.policy import check_command, runs_later
 from agent.policy.findings import Finding
 from agent.policy.path_spelling import spelling_message, suspicious_spelling
+from agent.policy.tool_arguments import regex_finding, sent_secret_finding, written_path_finding
 from agent.tools.paths import resolve_in_workspace
-from agent.tools.registry import TOOLS
+from agent.tools.registry import TOOLS, Tool
+from agent.tools.search import SearchArgs
 from agent.tools.shell import RunCommandArgs
 from contracts import ActionProposal, ExecutedCall, ReasonCode, RiskLevel, ToolResult, Verdict
 from contracts.approval import proposal_digest
@@ -36,11 +40,15 @@ def verify(
     profile: PolicyProfile = PolicyProfile.DEVELOPER,
     executed: Sequence[ExecutedCall] | None = None,
     effects: Sequence[EarlierEffect] = (),
+    *,
+    private_tmp: bool = False,
 ) -> Verdict:
     """`executed`: the run's earlier calls worth remembering (executed_call). Given (a runtime's verifier), the
     workspace is fingerprinted (blocking: it reads the files) and a call that already ran on
     the same files is refused; None (a policy check alone) skips both. `effects`: the run's
-    earlier effects the tool's approval rule adds to this call (agent.earlier_effects.for_rule)."""
+    earlier effects the tool's approval rule adds to this call (agent.earlier_effects.for_rule).
+    `private_tmp`: whether the sandbox that runs commands gives them a /tmp of their own
+    (`Sandbox.private_tmp`), where a command may then work as in the workspace."""
     if proposal.kind != "tool_call":
         return _reject(ReasonCode.NOT_A_TOOL_CALL, f"a {proposal.kind} proposal runs no tool")
     tool = TOOLS.get(proposal.tool or "")
@@ -60,9 +68,11 @@ def verify(
             return _reject(ReasonCode.PATH_OUTSIDE_WORKSPACE, str(error))
         except InvalidPath as error:
             return _reject(ReasonCode.INVALID_ARGUMENTS, str(error))
+    if (objection := _argument_finding(tool, arguments, workspace)) is not None:
+        return _reject(objection.code, objection.message)
     finding: Finding | None = None
     if isinstance(arguments, RunCommandArgs):
-        finding = check_command(arguments.command, workspace)
+        finding = check_command(arguments.command, workspace, private_tmp=private_tmp)
     elif tool.writes is not None:
         path, content = (getattr(arguments, field) for field in tool.writes)
         if (rule := runs_later.planted(path, content)) is not None:
@@ -134,6 +144,20 @@ def _same_call(executed: Sequence[ExecutedCall], digest: str, fingerprint: str) 
     for earlier in reversed(executed):
         if earlier.digest == digest and earlier.fingerprint == fingerprint:
             return earlier
+    return None
+
+
+def _argument_finding(tool: Tool, arguments: BaseModel, workspace: Path) -> Finding | None:
+    """What an argument's schema cannot say (agent.policy.tool_arguments): a search regex that
+    backtracks without end, a write to a directory or to a name read as an option, a secret in
+    the text a call sends out."""
+    if isinstance(arguments, SearchArgs) and arguments.regex:
+        return regex_finding(arguments.pattern)
+    if tool.writes is not None:
+        path = getattr(arguments, tool.writes[0])
+        return written_path_finding(tool.name, path, resolve_in_workspace(workspace, path), workspace.resolve())
+    if tool.external_effects:
+        return sent_secret_finding(tool.name, arguments.model_dump())
     return None
 
 

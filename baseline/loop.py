@@ -22,6 +22,7 @@ from agent.earlier_effects import earlier_effect, for_rule
 from agent.execution import execute
 from agent.model_calls import propose_action
 from agent.postconditions import check
+from agent.sandbox.private_tmp import selected_private_tmp
 from agent.step_log import StepLog
 from agent.tools.registry import READ_ONLY_TOOLS
 from agent.verification import executed_call, verify
@@ -111,7 +112,10 @@ class BaselineLoop:
             if request.baseline_verifies:
                 # The same verifier as the durable runtime's, repeated-action check included.
                 earlier = for_rule(proposal, effects)
-                verdict = await asyncio.to_thread(verify, Path(workspace), proposal, request.profile, executed, earlier)
+                tmp = await selected_private_tmp()  # /tmp is the command's own in this sandbox
+                verdict = await asyncio.to_thread(
+                    verify, Path(workspace), proposal, request.profile, executed, earlier, private_tmp=tmp
+                )
                 if not verdict.allowed:
                     said = feedback.after_verdict(verdict)
                     rejected = conversation.record(

@@ -15,6 +15,7 @@ from agent.policy.findings import Finding, most_serious
 from agent.policy.git_programs import git_code
 from agent.policy.interpreters import Code, embedded_code, settings_code
 from agent.policy.network_rules import network_findings
+from agent.policy.option_files import option_file_findings
 from agent.policy.path_rules import judge_assignments, judge_path
 from agent.policy.paths import Where
 from agent.policy.persistence_rules import persistence_findings, python_plants
@@ -35,14 +36,15 @@ MAX_DEPTH = 5
 _DECLARATIONS = {"export", "declare", "typeset", "local", "readonly"}
 
 
-def check_command(command: str, workspace: Path | None = None) -> Finding | None:
+def check_command(command: str, workspace: Path | None = None, *, private_tmp: bool = False) -> Finding | None:
     """None when the command is acceptable; otherwise the first (most serious) objection.
 
     With `workspace`, relative paths are also resolved on disk, so a symlink that leads out
-    of the workspace counts as outside.
+    of the workspace counts as outside. With `private_tmp` (the sandbox gives commands a /tmp
+    of their own), /tmp counts as inside.
     """
     try:
-        checker = _Checker(workspace)
+        checker = _Checker(workspace, private_tmp)
         findings = checker.shell(command, ROOT_CWD, "the command", depth=0)
         findings += checker.written_runs()  # payloads written, then run, in this same command
     except RecursionError:
@@ -57,9 +59,10 @@ def check_command(command: str, workspace: Path | None = None) -> Finding | None
 
 
 class _Checker(ScriptChecks):
-    def __init__(self, workspace: Path | None) -> None:
+    def __init__(self, workspace: Path | None, private_tmp: bool = False) -> None:
         super().__init__()
         self.workspace = workspace
+        self.private_tmp = private_tmp
 
     def shell(self, source: str, cwds: frozenset[str], origin: str, depth: int) -> list[Finding]:
         if depth > MAX_DEPTH:
@@ -80,7 +83,7 @@ class _Checker(ScriptChecks):
         return findings
 
     def command(self, command: SimpleCommand, depth: int) -> list[Finding]:
-        where = Where(command.cwds, self.workspace)
+        where = Where(command.cwds, self.workspace, self.private_tmp)
         findings: list[Finding] = []
         for redirect in command.redirects:
             what = f"the redirect `{redirect.operator} {redirect.target.raw}`"
@@ -94,6 +97,7 @@ class _Checker(ScriptChecks):
         findings.extend(judge_assignments(invocation.assignments, where))
         for code in git_code(invocation):  # `GIT_CONFIG_*`, `git -c`, `rebase -x`, `bisect run`, ...
             findings.extend(self.code(code, command.cwds, depth))
+        findings.extend(option_file_findings(invocation, command, where))
         for directory in invocation.directories:
             findings.extend(judge_path(directory, where, "`env --chdir`"))
         if invocation.hidden:
@@ -163,7 +167,7 @@ class _Checker(ScriptChecks):
                 continue
             report = analyze_python(text, code.origin)
             findings.extend(report.findings)
-            where = Where(cwds, self.workspace)
+            where = Where(cwds, self.workspace, self.private_tmp)
             for literal in report.strings:
                 findings.extend(judge_path(literal, where, f"the Python code of {code.origin}"))
             findings.extend(python_plants(text, report.strings, cwds))

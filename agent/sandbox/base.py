@@ -86,6 +86,9 @@ class Sandbox(Protocol):
     name: str
     # False only for the last-resort plain process; results say so.
     sandboxed: bool
+    # Whether each command gets a /tmp (and /dev/shm) of its own, gone when it ends: the
+    # verifier then lets commands work there (agent.policy.paths).
+    private_tmp: bool
 
     async def run(
         self, command: str, workspace: Path, timeout_s: float, disk_left_bytes: int | None = None

@@ -50,6 +50,7 @@ _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32")
 class BubblewrapSandbox:
     name = "bubblewrap"
     sandboxed = True
+    private_tmp = True  # tmpfs on /tmp and /dev/shm (argv)
 
     def __init__(self, limits: Limits | None = None) -> None:
         self._bwrap = bwrap_binary()

@@ -25,6 +25,7 @@ SANDBOX_WORKSPACE = "/workspace"
 class DockerSandbox:
     name = "docker"
     sandboxed = True
+    private_tmp = True  # a tmpfs on /tmp; /dev/shm is the container's own
 
     def __init__(self, limits: Limits | None = None, image: str | None = None) -> None:
         self._client = _client()

@@ -13,6 +13,7 @@ from agent.sandbox.runner import Spawn, run_process
 class ProcessSandbox:
     name = "process"
     sandboxed = False
+    private_tmp = False  # the host's /tmp
 
     def __init__(self, limits: Limits | None = None) -> None:
         # Its processes are bounded by a control group where there is one; never by
