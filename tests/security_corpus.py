@@ -29,6 +29,7 @@ from tests.corpus import (
     resource,
     run_later_names,
     secret_tools,
+    tool_arguments,
     written_payloads,
 )
 
@@ -359,6 +360,7 @@ _KINDS = {
     "run-later files by tools' names": run_later_names,
     "payloads written and run": written_payloads,
     "programs that run commands": command_runners,
+    "tool arguments": tool_arguments,
 }
 CATEGORY: dict[str, str] = {i: code.value.replace("_", " ") for i, code, _ in ATTACKS}
 for _kind, _module in _KINDS.items():
@@ -367,13 +369,15 @@ for _kind, _module in _KINDS.items():
     CATEGORY.update({i: _kind for i, _, _ in _module.ATTACKS})
 CATEGORY.update({i: "resource exhaustion" for i, code, _ in ATTACKS if code == RESOURCE})
 BENIGN += benign.BENIGN + resource.BENIGN + git_config.BENIGN + run_later_names.BENIGN
-BENIGN += written_payloads.BENIGN + command_runners.BENIGN
+BENIGN += written_payloads.BENIGN + command_runners.BENIGN + tool_arguments.BENIGN
 
 # File-tool calls: (id, expected code, tool, arguments) and (id, kind, tool, arguments).
 FILE_TOOL_ATTACKS: list[tuple[str, ReasonCode, str, dict]] = persistence.FILE_TOOL_ATTACKS
 FILE_TOOL_ATTACKS += git_config.FILE_TOOL_ATTACKS + run_later_names.FILE_TOOL_ATTACKS
+FILE_TOOL_ATTACKS += tool_arguments.FILE_TOOL_ATTACKS
 FILE_TOOL_BENIGN: list[tuple[str, str, str, dict]] = persistence.FILE_TOOL_BENIGN
 FILE_TOOL_BENIGN += git_config.FILE_TOOL_BENIGN + run_later_names.FILE_TOOL_BENIGN
+FILE_TOOL_BENIGN += tool_arguments.FILE_TOOL_BENIGN
 
 # Benign commands the verifier refuses, and why: the price of its rules, counted in the false
 # positive rate (at most 2%). A rule that learns to allow one makes its test fail: drop it here.

@@ -22,7 +22,7 @@ from tests.security_corpus import FILE_TOOL_ATTACKS, FILE_TOOL_BENIGN
 def test_the_file_corpus_is_large_and_has_both_kinds():
     assert len(FILE_TOOL_ATTACKS) >= 50 and len(FILE_TOOL_BENIGN) >= 30
     codes = {code for _, code, _, _ in FILE_TOOL_ATTACKS}
-    assert codes == {ReasonCode.PLANTED_PERSISTENCE, ReasonCode.SUSPICIOUS_PATH}
+    assert codes >= {ReasonCode.PLANTED_PERSISTENCE, ReasonCode.SUSPICIOUS_PATH}
 
 
 @pytest.mark.parametrize(
