@@ -79,7 +79,7 @@ def test_an_attack_is_refused_for_its_reason(attack_id: str, expected: ReasonCod
         "echo 'rm -f /etc/x' > a; cp a b; mv b c; ln -s c d; . ./d",
         "printf 'rm -f ' > x.sh; printf '/etc/x\\n' >> x.sh; sh x.sh",
         "printf 'all:\\n\\trm -f /etc/x\\n' > Makefile && make",
-        "echo '{\"scripts\": {\"test\": \"rm -f /etc/x\"}}' > package.json && npm test",
+        'echo \'{"scripts": {"test": "rm -f /etc/x"}}\' > package.json && npm test',
         "echo 'BEGIN { system(\"rm -f /etc/x\") }' > p.awk && awk -f p.awk",
         "printf '#!/bin/sh\\nrm -f /etc/x\\n' > ls && chmod +x ls && PATH=.:$PATH ls",
         "echo 'rm -f /etc/x' > x.sh && echo x.sh | xargs sh",
@@ -97,12 +97,29 @@ def test_a_payload_written_then_run_is_judged_as_the_code_of_what_runs_it(comman
         "printf 'all:\\n\\t@echo built\\n' > Makefile && make",
         "echo 'print(1)' > t.py && python3 t.py",
         "sh scripts/setup.sh && ./run.sh && make && npm test",  # the workspace's own files: not read
-        "for i in 1 2 3; do echo \"echo $i\" >> steps.sh; done; sh steps.sh",
+        'for i in 1 2 3; do echo "echo $i" >> steps.sh; done; sh steps.sh',
         "cc m.c -o m && ./m",
     ],
 )
 def test_harmless_written_scripts_and_the_workspace_s_own_scripts_are_allowed(command: str):
     assert check_command(command) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'awk \'BEGIN { print "rm -f /etc/x" > "x.sh" }\'; sh x.sh',  # a program's own output file
+        "sort -o x.sh steps.txt; sh x.sh",
+        "vim -es -c 'put =\"rm -f /etc/x\"' -c 'w x.sh' -c 'q!'; sh x.sh",
+        "sqlite3 :memory: \"select writefile('x.sh', 'rm -f /etc/x');\" && sh x.sh",
+        "cp /bin/sh ./mysh; ./mysh -c 'rm -f /etc/x'",  # a program under another name
+        "bash -c \"echo 'rm -f /etc/x' | tee >(sh)\"",
+        'bash -c "sh /dev/fd/3 3< steps.txt"',
+        "echo 'package main' > x.go && go run x.go",
+    ],
+)
+def test_text_the_command_cannot_show_then_run_is_refused(command: str):
+    assert code_of(command) in (DESTROY, DYNAMIC)
 
 
 def test_text_known_only_at_run_time_then_run_is_dynamic_code():
@@ -146,6 +163,8 @@ def test_backticks_in_a_here_document_run_and_are_judged():
         ("strace -o '|rm -f /etc/x' true", DESTROY),
         ("make --eval='x:;@rm -f /etc/x' x", DESTROY),
         ("make SHELL=/bin/rm x", DYNAMIC),
+        ("bash -c \"gdb -batch -ex 'source /dev/stdin' <<< 'shell rm -f /etc/x'\"", DESTROY),
+        ("bwrap --bind / / sh -c 'rm -f /etc/x'", DESTROY),  # a program it does not know, running a shell
     ],
 )
 def test_code_in_a_program_s_options_is_read_in_its_language(command: str, expected: ReasonCode):
@@ -178,7 +197,7 @@ def test_editing_debugging_and_querying_stay_allowed(command: str):
         "PS4='$(rm -f /etc/x)' bash -x -c :",
         "env PS4='`rm -f /etc/x`' bash -x -c :",
         "BASH_ENV='$(rm -f /etc/x)' bash -c :",
-        "bash -c 'x=\"\\$(rm -f /etc/x)\"; echo \"${x@P}\"'",
+        'bash -c \'x="\\$(rm -f /etc/x)"; echo "${x@P}"\'',
         "bash -c 'a=\"x[\\$(rm -f /etc/x)]\"; echo $((a))'",
         "bash -c 'f(){ local -i n=$1; }; f \"a[\\$(rm -f /etc/x)]\"'",
         "bash -c 'read -r v <<< \"a[\\$(rm -f /etc/x)]\"; [[ $v -eq 1 ]]'",
@@ -196,7 +215,7 @@ def test_text_the_shell_evaluates_is_judged_as_code(command: str):
     "command",
     [
         "PS4='+ ${BASH_SOURCE}:${LINENO}: ' bash -x build.sh",
-        "bash -c 'p=\"\\u in \\w\"; echo \"${p@P}\"'",
+        'bash -c \'p="\\u in \\w"; echo "${p@P}"\'',
         "bash -c 'n=$(wc -l < notes.txt); for ((i=0; i<n; i++)); do echo $i; done'",
         "bash -c 'declare -i n=5; n+=1; read -r a b <<< \"1 2\"; echo $((a + b + n))'",
         "bash -c 'printf -v padded \"%05d\" 42; let x=2+3; echo $padded $x'",

@@ -17,11 +17,11 @@ import shlex
 from dataclasses import dataclass, field
 
 from agent.policy.findings import Finding
-from agent.policy.interpreters import SHELLS
+from agent.policy.interpreters import INLINE_CODE, SHELLS
 from agent.policy.script_text import Language, ScriptText
 from agent.policy.shell_model import SimpleCommand
 from agent.policy.words import Word
-from agent.policy.wrappers import Invocation
+from agent.policy.wrappers import Invocation, command_name
 from contracts.actions import ReasonCode
 
 # Program → ((options whose value is code), language).
@@ -47,6 +47,9 @@ _PARALLEL_VALUED = {"-j", "--jobs", "-a", "--arg-file", "-d", "--delimiter", "-I
 _PARALLEL_VALUED |= {"--sshlogin", "--env", "-N", "-n", "--max-args", "-L", "--timeout", "--joblog", "--results"}
 _PARALLEL_VALUED |= {"--tmpdir", "--workdir", "--basefile", "--return", "-E", "--tagstring", "--halt", "--delay"}
 _FIND_WRITES = {"-fprint", "-fprint0", "-fls", "-fprintf"}
+# Programs whose arguments are text or patterns, never a command they run (`echo sh -c x`).
+_DATA_ARGUMENTS = {"echo", "printf", "grep", "egrep", "fgrep", "rg", "git", "man", "which", "type", "whatis"}
+_DATA_ARGUMENTS |= {"apropos", "help", "test", "[", "cat", "find", "xargs", "sed", "awk", "jq", "command", "hash"}
 _SHELL_METACHARACTERS = re.compile(r"[;&|`<>\n]|\$\(")
 
 
@@ -117,7 +120,26 @@ def runners(inv: Invocation, command: SimpleCommand) -> Runners:
             found.scripts.append(ScriptText("shell", _stdin(command), f"the shell `{name}` starts"))
     if name == "find":
         found.writes += [args[i + 1] for i, a in enumerate(args[:-1]) if a.text in _FIND_WRITES]
+    if name in ("npm", "npx", "pnpm") and (calls := _values(args, ("-c", "--call"))):
+        found.scripts += [ScriptText("shell", w, f"`{name} exec -c`") for w in calls]  # npm exec -c 'cmd'
+    if name not in _DATA_ARGUMENTS and not found.commands:
+        found.commands += [(args[i:], command) for i in _embedded_interpreters(args)]
     return found
+
+
+def _embedded_interpreters(args: tuple[Word, ...]) -> list[int]:
+    """Where a program we do not know runs a command line it was given: `bwrap ... sh -c CODE`,
+    `ssh-agent python3 -c CODE`. Separate words naming an interpreter and its code option are
+    that, whatever wraps them."""
+    found = []
+    for index, word in enumerate(args[:-2]):
+        name = command_name(word)
+        option = args[index + 1].text or ""
+        shell = name in SHELLS and re.fullmatch(r"-\w*c\w*", option) is not None
+        inline = name in INLINE_CODE and re.fullmatch(rf"-\w*[{INLINE_CODE[name] or 'e'}]\w*", option) is not None
+        if shell or inline or (name == "python" and option == "-c"):
+            found.append(index)
+    return found[:1]
 
 
 def _python_module(args: tuple[Word, ...], found: Runners) -> None:

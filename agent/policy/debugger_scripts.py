@@ -104,6 +104,7 @@ def _gdb_command(name: str, kind: str, argument: str, origin: str, result: Trans
             result.codes.append(shell(value, f"`set exec-wrapper` in {origin}"))
         elif setting == "logging" and value.startswith("file "):
             result.files.append(Word.literal(value[5:].strip()))
+            result.writes.append(Word.literal(value[5:].strip()))
         else:
             _expression(argument, where, result)
     elif kind == "expr":

@@ -45,4 +45,6 @@ def _command(line: str, origin: str, result: Translation) -> bool:
         result.codes.append(shell(argument[1:], f"`{name} !` in {origin}", piped=name in ("w", "W", "wq")))
     elif name in _FILE_COMMANDS and argument:
         result.files.append(Word.literal(argument))
+        if name in ("w", "W", "wq"):
+            result.writes.append(Word.literal(argument))
     return False

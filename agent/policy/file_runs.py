@@ -39,6 +39,9 @@ _FILE_OPTIONS: dict[str, tuple[tuple[str, ...], Language]] = {
 _VALUED = dict.fromkeys(SHELLS, ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"))
 _VALUED["sqlite3"] = ("-cmd", "-init", "-separator", "-newline", "-nullvalue", "-mmap", "-vfs", "-maxsize", "-escape")
 _TEST_FILES = ("*test_*.py", "*_test.py", "*conftest.py")
+_SOURCE_RUNNERS = {"ts-node", "tsx", "runghc", "runhaskell", "rdmd", "groovy", "scala", "kotlin", "elixir", "escript"}
+_SOURCE_RUNNERS |= {"guile", "racket", "sbcl", "clisp", "ocaml", "java", "jshell", "swift", "crystal", "nim"}
+_SOURCE_SUBCOMMANDS = {("go", "run"), ("deno", "run"), ("bun", "run"), ("dotnet", "script"), ("cargo", "script")}
 _NPM_RUNS = {"test", "t", "tst", "start", "stop", "restart", "run", "run-script", "rum", "urn"}
 
 
@@ -77,6 +80,10 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
         _script(None, "ed" if name == "red" else name, name, command, runs, texts)
     elif name == "sqlite3" and len(operands) <= 1:
         _script(None, "sqlite", name, command, runs, texts)
+    elif name in _SOURCE_RUNNERS or (operands and (name, operands[0].text) in _SOURCE_SUBCOMMANDS):
+        # Programs that compile and run a source file in one go: code the verifier cannot read.
+        sources = operands[1:] if (operands and (name, operands[0].text) in _SOURCE_SUBCOMMANDS) else operands
+        runs += [FileRun(w, "other", f"`{name}`") for w in sources[:1]]
     elif name in ("npm", "pnpm", "yarn") and operands and (name == "yarn" or operands[0].text in _NPM_RUNS):
         runs.append(FileRun(Word.literal("package.json"), "npm", f"`{name} {operands[0].raw}`"))
     if name in _FILE_OPTIONS:  # `awk -f F`, `gdb -x /dev/stdin`, `sed -f <(printf ...)`
@@ -159,7 +166,9 @@ def _script(
 ) -> None:
     """An interpreter's script: a file, standard input, or a process substitution's output."""
     if operand is not None and operand.text not in _STDIN_PATHS:
-        if operand.raw.startswith("<(") and operand.raw.endswith(")"):
+        if re.fullmatch(r"/dev/fd/\d+|/proc/[^/]+/fd/\d+", operand.text or ""):  # another descriptor's text
+            texts.append(ScriptText(language, Word.unknown(operand.raw), f"the descriptor `{name}` reads"))
+        elif operand.raw.startswith("<(") and operand.raw.endswith(")"):
             output = _output_of(operand.raw[2:-1])
             code = Word.unknown(operand.raw) if output is None else Word.literal(output)
             texts.append(ScriptText(language, code, f"the process substitution run by `{name}`"))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from agent.policy.escapes import decode_echo
 from agent.policy.shell_model import SimpleCommand
+from agent.policy.tool_scripts import AWKS, SEDS
 from agent.policy.words import Word
 from agent.policy.wrappers import Invocation
 
@@ -46,6 +47,18 @@ _COPY_VALUED = {"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-
 _EDITORS = {"vi", "vim", "ex", "ed", "red", "nvim", "view", "vim.basic", "vim.tiny"}
 _SED_VALUED = {"-e", "--expression", "-f", "--file", "-l", "--line-length"}
 _CONVERSION = re.compile(r"%[-+ #0]*\d*(?:\.\d*)?([a-zA-Z])")
+# Options whose value is a file the program writes.
+_OUTPUT_OPTIONS = {
+    "sort": ("-o", "--output"),
+    "iconv": ("-o", "--output"),
+    "uudecode": ("-o", "--output-file"),
+    "openssl": ("-out",),
+    "patch": ("-o", "--output"),
+    "gpg": ("-o", "--output"),
+}
+_AWK_OUTPUT = re.compile(r'>>?\s*"([^"]+)"')
+# `w file`, `1w file`, `/x/w file`, `s/a/b/w file`.
+_SED_OUTPUT = re.compile(r"(?:^|[;\n{}\d$/])\s*w\s+([^;\n}]+)")
 _SUBSTITUTION = re.compile(r"s(.)(?:(?!\1)[^\\]|\\.)*\1((?:(?!\1)[^\\]|\\.)*)\1")
 
 
@@ -73,6 +86,22 @@ def writes_of(inv: Invocation, command: SimpleCommand) -> list[FileWrite]:
         found += [FileWrite(f, (added,), append=True) for f in files]
     elif name in _EDITORS:
         found += [FileWrite(a, (None,), append=True) for a in operands if not (a.text or "+").startswith("+")]
+    found += [FileWrite(target, (None,)) for target in _program_outputs(name, args)]
+    return found
+
+
+def _program_outputs(name: str, args: tuple[Word, ...]) -> list[Word]:
+    """Files a program writes by its own options or script (`sort -o f`, awk's `print > "f"`), text unknown."""
+    texts = [a.text or "" for a in args]
+    found = [args[i + 1] for i, t in enumerate(texts[:-1]) if t in _OUTPUT_OPTIONS.get(name, ())]
+    found += [
+        Word.literal(t.split("=", 1)[1]) for t in texts if "=" in t and t.split("=")[0] in _OUTPUT_OPTIONS.get(name, ())
+    ]
+    if name == "xxd" and "-r" in texts:
+        found += [a for a in args if not (a.text or "-").startswith("-")][1:2]
+    if name in AWKS or name in SEDS:
+        pattern = _AWK_OUTPUT if name in AWKS else _SED_OUTPUT  # the program is one of the words
+        found += [Word.literal(target.strip()) for text in texts for target in pattern.findall(text)]
     return found
 
 

@@ -32,6 +32,7 @@ from agent.policy.wrappers import Invocation, command_name, unwrap
 from agent.policy.written_files import Ledger, Run, Written
 from contracts.actions import ReasonCode
 
+_STDIN_PATHS = {"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"}
 # A written script may write and run another: past this many rounds, nobody means it.
 _MAX_ROUNDS = 6
 _PYTHON_WRITES = re.compile(r"""open\([^)]*['"][wax]|write_text|write_bytes|shutil\.(copy|move)|os\.(rename|replace)""")
@@ -96,7 +97,7 @@ class ScriptChecks:
                 layer = runners(Invocation(command.words[index:]), command)
                 found.scripts += layer.scripts
                 found.findings += layer.findings
-        findings = found.findings + self.scripts(found.scripts, command.cwds, depth)
+        findings = found.findings + self.scripts(found.scripts, command.cwds, depth, command.stdin)
         for words, source in found.commands:
             stdin = source.stdin if source is not None else None
             findings += self.command(SimpleCommand(words=words, cwds=command.cwds, stdin=stdin), depth)
@@ -118,17 +119,29 @@ class ScriptChecks:
             for name in (f"{path}.py", f"{path}/__init__.py"):
                 self.ledger.run(FileRun(Word.literal(name), "python", f"`import {module}`"), cwds, depth)
 
-    def scripts(self, scripts: list[ScriptText], cwds: frozenset[str], depth: int) -> list[Finding]:
-        return [f for script in scripts for f in self.translation(translate(script), cwds, depth)]
+    def scripts(
+        self, scripts: list[ScriptText], cwds: frozenset[str], depth: int, stdin: Stdin | None = None
+    ) -> list[Finding]:
+        return [f for script in scripts for f in self.translation(translate(script), cwds, depth, stdin)]
 
-    def translation(self, found: Translation, cwds: frozenset[str], depth: int) -> list[Finding]:
+    def translation(
+        self, found: Translation, cwds: frozenset[str], depth: int, stdin: Stdin | None = None
+    ) -> list[Finding]:
+        """Judge what a script comes to; `stdin`: what the program running it reads on its input."""
         findings = list(found.findings)
         for code in found.codes:
             findings += self.code(code, cwds, depth)
         where = self._where(cwds)
         for file in found.files:
             findings += judge_path(file, where, "a file the script names")
+        for target in found.writes:
+            findings += judge_path(target, where, "a file the script writes", writes=True)
+            self.ledger.write(FileWrite(target, (None,)), cwds)
         for run in found.runs:
+            if run.path.text in _STDIN_PATHS:  # `source /dev/stdin` in a gdb script: the program's input
+                word = stdin.word if stdin is not None and stdin.kind == "text" else Word.unknown("<input>")
+                findings += self.scripts([ScriptText(run.language, word, run.origin)], cwds, depth)
+                continue
             self.ledger.run(run, cwds, depth)
         for words in found.commands:
             findings += self.command(SimpleCommand(words=words, cwds=cwds), depth)

@@ -49,6 +49,8 @@ class Translation:
     runs: list[FileRun] = field(default_factory=list)
     # Command lines it runs as argument vectors (`gdb --args prog a b`).
     commands: list[tuple[Word, ...]] = field(default_factory=list)
+    # Files it writes (vim's `:w f`, sqlite3's `.output f`), with text the verifier does not know.
+    writes: list[Word] = field(default_factory=list)
 
     def extend(self, other: Translation) -> Translation:
         self.codes += other.codes
@@ -56,6 +58,7 @@ class Translation:
         self.files += other.files
         self.runs += other.runs
         self.commands += other.commands
+        self.writes += other.writes
         return self
 
 

@@ -171,6 +171,8 @@ class CommandWalker:
                 duplicates_fd = operator.endswith("&") and target is not None and target.type == "number"
                 if target is not None and not duplicates_fd:
                     found.redirects.append(Redirect(operator, reader.word(target)))
+                elif duplicates_fd and operator.startswith("<"):  # `sh <&3`: input from another descriptor
+                    found.stdin = Stdin("pipe", Word.unknown(text(node)))
             elif node.type == "herestring_redirect":
                 found.stdin = Stdin("text", reader.word(node.named_children[-1]))
                 # Judged like an argument: `read x <<< /etc/passwd; cat "$x"`.
@@ -216,7 +218,9 @@ class CommandWalker:
                 return None
             node = tree.root_node
         before = len(self.commands)
-        self.block(node, state.copy(), replace(ctx, stdin=None))
+        # `>( cmd )` reads what the outer command writes into it: text the walker cannot see.
+        fed = Stdin("pipe", Word.unknown(">(")) if text(node).startswith(">(") else None
+        self.block(node, state.copy(), replace(ctx, stdin=fed))
         emitted = self.commands[before:]
         output = output_of(emitted[0]) if len(emitted) == 1 else None
         if output is None or output.kind != "text" or output.word.text is None:

@@ -20,6 +20,7 @@ _SHELL = {"shell", "system"}
 # Dot-commands whose last argument names a file, or `|cmd` to pipe through.
 _FILE_ARGUMENT = {"once", "output", "log", "import", "open", "save", "backup", "restore", "clone", "cd"}
 _FILE_ARGUMENT |= {"iotrace", "trace", "excel"}
+_WRITES = {"once", "output", "log", "save", "backup", "clone"}
 _NATIVE = ("load_extension(", "edit(")
 _FILE_FUNCTIONS = re.compile(r"\b(readfile|writefile|fsdir|attach(\s+database)?)\b", re.IGNORECASE)
 
@@ -62,6 +63,8 @@ def _dot_command(command: str, origin: str, result: Translation) -> None:
             result.codes.append(shell(target[1:], f"`.{name} |` in {origin}", piped=name != "import"))
         else:
             result.files.append(Word.literal(target))
+            if name in _WRITES:
+                result.writes.append(Word.literal(target))
 
 
 def _sql(sql: str, origin: str, result: Translation) -> None:
@@ -72,3 +75,4 @@ def _sql(sql: str, origin: str, result: Translation) -> None:
             result.findings.append(Finding(ReasonCode.DYNAMIC_CODE, message))
     if _FILE_FUNCTIONS.search(sql):
         result.files += [Word.literal(s[1:-1]) for s in re.findall(r"'[^']*'", sql) if len(s) > 2]
+    result.writes += [Word.literal(name) for name in re.findall(r"writefile\s*\(\s*'([^']+)'", sql, re.IGNORECASE)]

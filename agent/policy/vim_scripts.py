@@ -131,7 +131,10 @@ def _one(text: str, origin: str, result: Translation) -> tuple[str | None, bool]
     if kind in ("write", "read", "edit", "redir"):
         rest = _after_bar(argument)
         words = (argument if rest is None else argument[: len(argument) - len(rest) - 1]).split()
-        result.files += [Word.literal(w.lstrip(">=")) for w in words if not w.startswith("++") and w.lstrip(">=")]
+        named = [Word.literal(w.lstrip(">=")) for w in words if not w.startswith("++") and w.lstrip(">=")]
+        result.files += named
+        if kind in ("write", "redir"):
+            result.writes += named
         return rest, False
     if kind == "global":
         body = argument.lstrip()
@@ -233,6 +236,10 @@ def _expression(expression: str, origin: str, result: Translation) -> None:
             result.findings.append(_dynamic(f"`{function}()` in {origin}"))
         elif function in _FILE_FUNCTIONS and literal is not None:
             result.files.append(Word.literal(literal))
+        if function == "writefile":  # writefile(lines, 'name'): the last string is the file
+            target = re.match(r"[^)]*?,\s*(['\"])(.*?)\1", expression[match.end() :])
+            if target is not None:
+                result.writes.append(Word.literal(target.group(2)))
     for name in re.findall(r"\$([A-Za-z_]\w*)", expression):
         if is_secret_variable(name):
             message = f"{origin} reads ${name}, which may hold a secret: leave secrets alone"

@@ -112,8 +112,14 @@ class Ledger:
             if isinstance(part, Copy):
                 paths = patterns(part.path, cwds)
                 source = self._matching(paths)
-                # A copy of a file this command did not write holds the workspace's text (not read).
-                options.append(self._texts_of(source, seen | {paths}) if source and paths not in seen else [""])
+                if source and paths not in seen:
+                    options.append(self._texts_of(source, seen | {paths}))
+                elif all(p.startswith(("/", "~")) for p in paths) and paths != ("/dev/null",):
+                    # A copy of a file from outside (`cp /bin/sh x; ./x -c ...`): a program under
+                    # another name, whose text is nothing the verifier can read.
+                    options.append([None])
+                else:  # a copy of the workspace's own file: its text is not read
+                    options.append([""])
             elif isinstance(part, tuple):
                 options.append(list(part))
             else:
