@@ -165,6 +165,16 @@ def test_backticks_in_a_here_document_run_and_are_judged():
         ("make SHELL=/bin/rm x", DYNAMIC),
         ("bash -c \"gdb -batch -ex 'source /dev/stdin' <<< 'shell rm -f /etc/x'\"", DESTROY),
         ("bwrap --bind / / sh -c 'rm -f /etc/x'", DESTROY),  # a program it does not know, running a shell
+        ("psql -c '\\! rm -f /etc/x'", DESTROY),
+        ("mysql -e 'system rm -f /etc/x'", DESTROY),
+        ("echo '!rm -f /etc/x' | dc", DESTROY),
+        ("m4 <<< 'syscmd(rm -f /etc/x)'", DESTROY),
+        ("cmake -E env X=1 sh -c 'rm -f /etc/x'", DESTROY),
+        ("echo 'execute_process(COMMAND x)' > x.cmake && cmake -P x.cmake", DYNAMIC),
+        (
+            "echo 'import shutil; shutil.rmtree(\"/etc\")' > plug.py && pytest -p plug",
+            ReasonCode.PATH_OUTSIDE_WORKSPACE,
+        ),
     ],
 )
 def test_code_in_a_program_s_options_is_read_in_its_language(command: str, expected: ReasonCode):
@@ -182,6 +192,8 @@ def test_code_in_a_program_s_options_is_read_in_its_language(command: str, expec
         "cat schema.sql | sqlite3 test.db",
         "python3 -m timeit -n 10 'sum(range(100))'",
         "make CC=clang CFLAGS='-O2 -g' -j2",
+        "psql -c 'select count(*) from users' app && psql -f schema.sql app",
+        "cmake -E make_directory build && cmake -S . -B build",
     ],
 )
 def test_editing_debugging_and_querying_stay_allowed(command: str):

@@ -41,6 +41,10 @@ _CODE_OPTIONS: dict[str, tuple[tuple[str, ...], Language]] = {
     "mapfile": (("-C",), "shell"),
     "readarray": (("-C",), "shell"),
     "rlwrap": (("-z", "--filter"), "shell"),
+    "psql": (("-c", "--command"), "sqlclient"),
+    "mysql": (("-e", "--execute"), "sqlclient"),
+    "mariadb": (("-e", "--execute"), "sqlclient"),
+    "dc": (("-e", "--expression"), "dc"),
 }  # fmt: skip
 _ARCHES = {"setarch", "linux32", "linux64", "i386", "x86_64", "uname26"}
 _PARALLEL_VALUED = {"-j", "--jobs", "-a", "--arg-file", "-d", "--delimiter", "-I", "--colsep", "-C", "-S"}
@@ -110,6 +114,14 @@ def runners(inv: Invocation, command: SimpleCommand) -> Runners:
     ):
         message = f"`{name}` makes a command name run another program, out of the verifier's sight: name it"
         found.findings.append(Finding(ReasonCode.DYNAMIC_CODE, message))
+    elif name == "cmake" and args[:1] and args[0].text == "-E" and len(args) > 2:
+        # `cmake -E env X=1 cmd`, `cmake -E chdir dir cmd`, `cmake -E time cmd` run the command.
+        tool = args[1].text
+        rest = list(args[3:] if tool == "chdir" else args[2:])
+        while rest and ("=" in (rest[0].text or "") or (rest[0].text or "").startswith("-")):
+            rest = rest[1:]  # `env`'s settings and options
+        if tool in ("env", "chdir", "time") and rest:
+            found.commands.append((tuple(rest), command))
     elif name in _ARCHES:
         rest = list(args[1:] if name == "setarch" else args)  # after the architecture
         while rest and (rest[0].text or "").startswith("-"):

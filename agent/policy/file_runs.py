@@ -35,6 +35,9 @@ _FILE_OPTIONS: dict[str, tuple[tuple[str, ...], Language]] = {
     "sqlite3": (("-init", "--init"), "sqlite"),
     "node": (("-r", "--require", "--import"), "other"),
     "emacs": (("-l", "--load", "-load", "--script", "-script"), "other"),
+    "psql": (("-f", "--file"), "sqlclient"),
+    "cmake": (("-P",), "other"),
+    "ctest": (("-S",), "other"),
 }
 _VALUED = dict.fromkeys(SHELLS, ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"))
 _VALUED["sqlite3"] = ("-cmd", "-init", "-separator", "-newline", "-nullvalue", "-mmap", "-vfs", "-maxsize", "-escape")
@@ -64,7 +67,7 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
     elif name == "python":
         _python(args, command, runs, texts)
     elif name in ("pytest", "py.test"):
-        runs += _tests(operands, "pytest")
+        runs += _tests(operands, "pytest", _values(args, ("-p",)))
     elif name in INLINE_CODE and not _inline(name, options):
         _script(operands[0] if operands else None, "other", name, command, runs, texts)
     elif name in ("make", "gmake"):
@@ -76,8 +79,13 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
                 _script(value, "vim", f"{name} -S", command, runs, texts)
         if name == "ex" or any(re.fullmatch(r"-[eE]s?|-s[eE]", o) for o in options):
             _script(None, "vim", name, command, runs, texts)
-    elif name in ("ed", "red", "gdb", "lldb"):
-        _script(None, "ed" if name == "red" else name, name, command, runs, texts)
+    elif name in ("ed", "red", "gdb", "lldb", "dc", "m4"):
+        language = {"red": "ed"}.get(name, name)
+        for operand in operands if name == "m4" else []:
+            _script(operand, "m4", name, command, runs, texts)
+        _script(None, language, name, command, runs, texts)  # type: ignore[arg-type]
+    elif name in ("psql", "mysql", "mariadb") and not _values(args, ("-c", "--command", "-e", "--execute")):
+        _script(None, "sqlclient", name, command, runs, texts)
     elif name == "sqlite3" and len(operands) <= 1:
         _script(None, "sqlite", name, command, runs, texts)
     elif name in _SOURCE_RUNNERS or (operands and (name, operands[0].text) in _SOURCE_SUBCOMMANDS):
@@ -133,7 +141,7 @@ def _module(module: str, rest: tuple[Word, ...], command: SimpleCommand, texts: 
     """`python -m mod`: the module's own file, or the files a runner module runs."""
     _, operands = _split(rest, valued=("-o", "-s", "-c", "--command", "-C", "--coverdir", "--file", "-k"))
     if module in ("pytest", "unittest"):
-        return _tests(operands, module)
+        return _tests(operands, module, _values(rest, ("-p",)))
     if module in ("pdb", "cProfile", "profile", "trace"):
         found: list[FileRun] = [FileRun(Word.literal(".pdbrc"), "pdb", "pdb's .pdbrc")] if module == "pdb" else []
         if operands:
@@ -144,9 +152,13 @@ def _module(module: str, rest: tuple[Word, ...], command: SimpleCommand, texts: 
     return [FileRun(Word.literal(p), "python", where) for p in (f"{path}.py", f"{path}/__main__.py")]
 
 
-def _tests(operands: list[Word], runner: str) -> list[FileRun]:
-    """pytest imports the test files it is given or finds, and every conftest.py on the way."""
+def _tests(operands: list[Word], runner: str, plugins: list[Word] | None = None) -> list[FileRun]:
+    """pytest imports the test files it is given or finds, every conftest.py on the way, and the
+    plugins `-p NAME` names."""
     found = [FileRun(Word.literal(p), "python", f"`{runner}`") for p in _TEST_FILES]
+    found += [
+        FileRun(Word.literal(f"{p.text.replace('.', '/')}.py"), "python", f"`{runner} -p`") for p in plugins if p.text
+    ]
     for operand in operands:
         if operand.text is not None and not operand.text.endswith(".py") and "/" not in operand.text:
             operand = Word.literal(operand.text.replace(".", "/") + ".py")  # unittest's module names

@@ -34,6 +34,7 @@ INLINE_CODE = {
     "tclsh": "",
     "wish": "",
     "expect": "c",
+    "gnuplot": "e",
 }
 _LONG_INLINE = {"--eval", "--print", "-Command", "--command"}
 _SHELL_VALUED = {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}

@@ -16,7 +16,8 @@ from agent.policy.findings import Finding
 from agent.policy.interpreters import SHELLS, Code
 from agent.policy.makefiles import read_makefile
 from agent.policy.script_text import Language, ScriptText, Translation, shell
-from agent.policy.sqlite_scripts import read_sqlite
+from agent.policy.sqlite_scripts import read_sql_client, read_sqlite
+from agent.policy.text_tool_scripts import read_dc, read_m4
 from agent.policy.tool_scripts import AWKS, SEDS, tool_script_report
 from agent.policy.vim_scripts import read_vim
 from agent.policy.words import Word
@@ -30,6 +31,9 @@ _READERS = {
     "vim": read_vim,
     "ed": read_ed,
     "sqlite": read_sqlite,
+    "sqlclient": read_sql_client,
+    "dc": read_dc,
+    "m4": read_m4,
     "make": read_makefile,
 }
 

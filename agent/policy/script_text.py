@@ -17,7 +17,8 @@ from agent.policy.interpreters import Code
 from agent.policy.words import Word
 
 Language = Literal[
-    "shell", "python", "other", "awk", "sed", "make", "gdb", "lldb", "pdb", "vim", "ed", "sqlite", "npm", "exec"
+    "shell", "python", "other", "awk", "sed", "make", "gdb", "lldb", "pdb", "vim", "ed", "sqlite", "sqlclient",
+    "dc", "m4", "npm", "exec"
 ]  # fmt: skip
 
 

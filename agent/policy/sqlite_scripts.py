@@ -1,5 +1,5 @@
-"""sqlite3's scripts (arguments after the database, `-cmd`, standard input, `.read` files), read
-for what runs besides SQL.
+"""sqlite3's scripts (arguments after the database, `-cmd`, standard input, `.read` files), and
+the scripts of the other SQL shells (psql, mysql), read for what runs besides SQL.
 
 `.shell`/`.system` run a shell command; `.once`/`.output`/`.import`/`.read` with `|cmd` run
 one too; `.load` and `load_extension()` load native code and `edit()` starts an editor (refused
@@ -76,3 +76,21 @@ def _sql(sql: str, origin: str, result: Translation) -> None:
     if _FILE_FUNCTIONS.search(sql):
         result.files += [Word.literal(s[1:-1]) for s in re.findall(r"'[^']*'", sql) if len(s) > 2]
     result.writes += [Word.literal(name) for name in re.findall(r"writefile\s*\(\s*'([^']+)'", sql, re.IGNORECASE)]
+
+
+def read_sql_client(text: str, origin: str) -> Translation:
+    """psql's and mysql's commands: `\\! cmd` and mysql's `system cmd` run a shell command, `\\o |cmd`
+    and `\\g |cmd` pipe output to one, `COPY ... PROGRAM 'cmd'` runs one on the server."""
+    result = Translation()
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if match := re.match(r"(?:\\!|system\s)\s*(.*)", stripped, re.IGNORECASE):
+            result.codes.append(shell(match.group(1), f"a shell escape in {origin}"))
+        elif match := re.match(r"\\[og]\s*\|\s*(.*)", stripped):
+            result.codes.append(shell(match.group(1), f"`\\o |cmd` in {origin}", piped=True))
+        elif match := re.search(r"\bprogram\s+'([^']*)'", stripped, re.IGNORECASE):
+            result.codes.append(shell(match.group(1), f"`COPY ... PROGRAM` in {origin}"))
+        elif re.match(r"\\(i|ir|include)\s+(\S+)", stripped):
+            path = stripped.split(None, 1)[1]
+            result.runs.append(FileRun(Word.literal(path), "sqlclient", f"`\\i` in {origin}"))
+    return result
