@@ -9,6 +9,7 @@ rules one at a time. Each corpus attack also runs for real in tests/test_securit
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,15 @@ def test_harmless_written_scripts_and_the_workspace_s_own_scripts_are_allowed(co
 )
 def test_text_the_command_cannot_show_then_run_is_refused(command: str):
     assert code_of(command) in (DESTROY, DYNAMIC)
+
+
+def test_a_long_chain_of_copies_and_runs_is_judged_without_hanging_the_verifier():
+    """Each file's texts are worked out once (a chain of 300 copies, each run, took 40 s before)."""
+    chain = "; ".join(f"cp f{i} f{i + 1}" for i in range(300))
+    command = f"echo 'echo hi' > f0; {chain}; " + "; ".join(f"sh f{i}" for i in range(300))
+    started = time.monotonic()
+    assert check_command(command) is None
+    assert time.monotonic() - started < 10
 
 
 def test_text_known_only_at_run_time_then_run_is_dynamic_code():

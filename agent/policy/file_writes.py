@@ -234,7 +234,9 @@ def _sed_operands(args: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
 
 
 def _inserted(script: str) -> str:
-    """The text a sed or perl edit puts into a file: replacements and appended lines."""
-    added = [match.group(2) for match in _SUBSTITUTION.finditer(script)]
+    """The text a sed or perl edit puts into a file that reads as a command of its own: lines it
+    appends, and replacements of more than one word (`s#/usr/local#/opt#` swaps a fragment of
+    a line; `s#echo hi#rm -f x#` writes a command)."""
+    added = [m.group(2) for m in _SUBSTITUTION.finditer(script) if len(m.group(2).split()) > 1]
     added += re.findall(r"(?:^|[;\n}]|\d|\$|/)\s*[aic]\\?\s*(.+)$", script, flags=re.MULTILINE)
     return "\n".join(added)

@@ -60,10 +60,16 @@ class Ledger:
     # Directories put on PATH (`PATH=.:$PATH`) and programs named without a path.
     path_dirs: set[str] = field(default_factory=set)
     bare_programs: list[tuple[str, frozenset[str], int]] = field(default_factory=list)
+    # What each set of paths matches and holds, until the next write (`cp` chains reuse them).
+    _matches: dict[tuple[str, ...], list[_Write]] = field(default_factory=dict)
+    _copies: dict[tuple[str, ...], list[str | None]] = field(default_factory=dict)
+    _resolving: set[tuple[str, ...]] = field(default_factory=set)
 
     def write(self, write: FileWrite, cwds: frozenset[str]) -> None:
         paths = patterns(write.target, cwds)
         self.writes.append(_Write(paths, write.parts, cwds, write.append, len(self.writes)))
+        self._matches.clear()
+        self._copies.clear()
 
     def run(self, run: FileRun, cwds: frozenset[str], depth: int) -> None:
         self.runs.append(Run(patterns(run.path, cwds), run, cwds, depth))
@@ -84,13 +90,35 @@ class Ledger:
         certain = all(_exact(p) for p in run.paths) and all(any(p in w.paths for p in run.paths) for w in written)
         if all(p == "*" for p in run.paths):  # nothing known of the name: only known text is worth reading
             written = [w for w in written if None not in w.parts]
-        texts = self._texts_of(written, seen=frozenset())
+        texts = self._texts_of(written)
         return [Written(t, certain) for t in texts]
 
     def _matching(self, paths: tuple[str, ...]) -> list[_Write]:
-        return [w for w in self.writes if any(_same(p, q) for p in paths for q in w.paths)]
+        if paths not in self._matches:
+            self._matches[paths] = [w for w in self.writes if any(_same(p, q) for p in paths for q in w.paths)]
+        return self._matches[paths]
 
-    def _texts_of(self, written: list[_Write], seen: frozenset[tuple[str, ...]]) -> list[str | None]:
+    def _copy_of(self, paths: tuple[str, ...]) -> list[str | None]:
+        """The texts a copy of `paths` may hold; a copy of itself (`cp a b; cp b a`) adds nothing."""
+        if paths in self._resolving:
+            return [""]
+        if paths not in self._copies:
+            source = self._matching(paths)
+            self._resolving.add(paths)
+            try:
+                if source:
+                    self._copies[paths] = self._texts_of(source)
+                elif all(p.startswith(("/", "~")) for p in paths) and paths != ("/dev/null",):
+                    # A copy of a file from outside (`cp /bin/sh x; ./x -c ...`): a program under
+                    # another name, whose text is nothing the verifier can read.
+                    self._copies[paths] = [None]
+                else:  # a copy of the workspace's own file: its text is not read
+                    self._copies[paths] = [""]
+            finally:
+                self._resolving.discard(paths)
+        return self._copies[paths]
+
+    def _texts_of(self, written: list[_Write]) -> list[str | None]:
         """Each whole text the file may hold: a full write and the appends after it, or the
         appends alone after the workspace's own text (which is not read)."""
         appends = [w for w in written if w.append]
@@ -101,25 +129,16 @@ class Ledger:
         for start in starts:
             pieces = [start] if start is not None else []
             pieces += [a for a in appends if start is None or a.order > start.order]
-            texts += self._joined([(part, piece.cwds) for piece in pieces for part in piece.parts], seen)
+            texts += self._joined([(part, piece.cwds) for piece in pieces for part in piece.parts])
             if len(texts) > _MAX_TEXTS:
                 return [None]
         return list(dict.fromkeys(texts))
 
-    def _joined(self, parts: list[tuple[Part, frozenset[str]]], seen: frozenset) -> list[str | None]:
+    def _joined(self, parts: list[tuple[Part, frozenset[str]]]) -> list[str | None]:
         options: list[list[str | None]] = []
         for part, cwds in parts:
             if isinstance(part, Copy):
-                paths = patterns(part.path, cwds)
-                source = self._matching(paths)
-                if source and paths not in seen:
-                    options.append(self._texts_of(source, seen | {paths}))
-                elif all(p.startswith(("/", "~")) for p in paths) and paths != ("/dev/null",):
-                    # A copy of a file from outside (`cp /bin/sh x; ./x -c ...`): a program under
-                    # another name, whose text is nothing the verifier can read.
-                    options.append([None])
-                else:  # a copy of the workspace's own file: its text is not read
-                    options.append([""])
+                options.append(self._copy_of(patterns(part.path, cwds)))
             elif isinstance(part, tuple):
                 options.append(list(part))
             else:
