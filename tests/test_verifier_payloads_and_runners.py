@@ -132,6 +132,22 @@ def test_a_long_chain_of_copies_and_runs_is_judged_without_hanging_the_verifier(
     assert time.monotonic() - started < 10
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gdb -batch -ex '" + "x" * 200_000 + "('",
+        "vim -es -c 'echo " + "x" * 200_000 + "'",
+        "sed -i '" + "s/a" * 30_000 + "' x.sh; sh x.sh",
+    ],
+    ids=["gdb", "vim", "sed"],
+)
+def test_a_long_word_is_read_in_linear_time(command: str):
+    """The patterns that find names in text start only where a name starts (a 40 KB word took 3.5 s)."""
+    started = time.monotonic()
+    check_command(command)
+    assert time.monotonic() - started < 5
+
+
 def test_text_known_only_at_run_time_then_run_is_dynamic_code():
     finding = check_command("echo cm0gLWYgL2V0Yy94 | base64 -d > x.sh; sh x.sh")
     assert finding is not None and finding.code is DYNAMIC and "known only at run time" in finding.message

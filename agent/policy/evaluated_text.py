@@ -33,7 +33,8 @@ _NAMING = {"read": 0, "mapfile": 0, "readarray": 0, "unset": 0, "getopts": 1}
 # Options whose value is a variable name.
 _NAME_OPTIONS = {"read": "-a", "printf": "-v", "wait": "-p"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SUBSCRIPT_CODE = re.compile(r"[A-Za-z_]\w*\[[^\]]*(\$\(|`)")
+# (The look-behind starts a match only where a name starts: linear on a long word.)
+_SUBSCRIPT_CODE = re.compile(r"(?<!\w)[A-Za-z_]\w*\[[^\]]*(\$\(|`)")
 
 
 def setting_codes(assignments: tuple[tuple[str, Word], ...]) -> list[Code]:

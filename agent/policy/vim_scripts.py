@@ -224,7 +224,7 @@ def _delimited_end(body: str) -> int:
 
 
 def _expression(expression: str, origin: str, result: Translation) -> None:
-    for match in re.finditer(r"([A-Za-z_][\w:#.]*)\s*\(", expression):
+    for match in re.finditer(r"(?<![\w:#.])([A-Za-z_][\w:#.]*)\s*\(", expression):
         function = match.group(1).lower().rsplit(":", 1)[-1]
         literal = _string_at(expression, match.end())
         if function in _RUNS_SHELL:
