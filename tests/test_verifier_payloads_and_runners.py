@@ -117,6 +117,9 @@ def test_harmless_written_scripts_and_the_workspace_s_own_scripts_are_allowed(co
         "bash -c \"echo 'rm -f /etc/x' | tee >(sh)\"",
         'bash -c "sh /dev/fd/3 3< steps.txt"',
         "echo 'package main' > x.go && go run x.go",
+        "bash -c \"cp <(echo 'rm -f /etc/x') x.sh; sh x.sh\"",
+        "ln -s /dev/stdin x.sh; echo 'rm -f /etc/x' | sh x.sh",  # the link is read as its reader's input
+        "echo 'rm -f /etc/x' > x.sh; chmod +x x.sh; find . -name x.sh -exec {} \\;",
     ],
 )
 def test_text_the_command_cannot_show_then_run_is_refused(command: str):

@@ -54,7 +54,7 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
     args = inv.args
     runs: list[FileRun] = []
     texts: list[ScriptText] = []
-    if inv.argv and runs_outside_bin(inv.argv[0]):
+    if inv.argv and (runs_outside_bin(inv.argv[0]) or inv.argv[0].text == "{}"):  # `find -exec {} ;` too
         runs.append(FileRun(inv.argv[0], "exec", f"the program {inv.argv[0].raw!r}"))
     options, operands = _split(args, _VALUED.get(name, ()))
     if name in SHELLS and not any(re.fullmatch(r"-\w*c\w*", o) for o in options):

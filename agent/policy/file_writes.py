@@ -73,7 +73,7 @@ def writes_of(inv: Invocation, command: SimpleCommand) -> list[FileWrite]:
         append = any(t in ("-a", "--append") for t in texts)
         found += [FileWrite(a, _stdin_parts(command), append) for a in operands]
     elif name in _COPIES:
-        found += [FileWrite(w.target, _source(w.parts[0], command)) for w in _copies(name, args)]
+        found += [FileWrite(w.target, _source(w.parts[0], command, name == "ln")) for w in _copies(name, args)]
     elif name == "dd":
         source = next((Copy(Word.literal(t[3:])) for t in texts if t and t.startswith("if=")), None)
         parts = _source(source, command) if source is not None else _stdin_parts(command)
@@ -160,9 +160,15 @@ def printf_output(words: list[str]) -> str:
     return "".join(output).replace("\x02", "%")
 
 
-def _source(part: Part, command: SimpleCommand) -> tuple[Part, ...]:
-    """A copy's text: standard input's for `/dev/stdin` and `-`, the named file's otherwise."""
-    if isinstance(part, Copy) and part.path.text in _STDIN_PATHS:
+def _source(part: Part, command: SimpleCommand, linked: bool = False) -> tuple[Part, ...]:
+    """A copy's text: standard input's for `/dev/stdin` and `-`, the named file's otherwise. A link
+    to a descriptor (`ln -s /dev/stdin x`) and a copy of a process substitution hold text only
+    known when they are read."""
+    if not isinstance(part, Copy):
+        return (part,)
+    if part.path.raw.startswith(("<(", ">(")) or (linked and (part.path.text or "").startswith(("/dev/", "/proc/"))):
+        return (None,)
+    if part.path.text in _STDIN_PATHS:
         return _stdin_parts(command)
     return (part,)
 
