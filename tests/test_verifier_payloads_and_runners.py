@@ -82,6 +82,8 @@ def test_an_attack_is_refused_for_its_reason(attack_id: str, expected: ReasonCod
         "printf 'all:\\n\\trm -f /etc/x\\n' > Makefile && make",
         'echo \'{"scripts": {"test": "rm -f /etc/x"}}\' > package.json && npm test',
         "echo 'BEGIN { system(\"rm -f /etc/x\") }' > p.awk && awk -f p.awk",
+        'echo \'{"cells": [{"cell_type": "code", "source": "!rm -f /etc/x"}]}\' > n.ipynb'
+        " && jupyter nbconvert --execute n.ipynb",
         "printf '#!/bin/sh\\nrm -f /etc/x\\n' > ls && chmod +x ls && PATH=.:$PATH ls",
         "echo 'rm -f /etc/x' > x.sh && echo x.sh | xargs sh",
         "true && echo 'rm -f /etc/x' > x.sh && sh -s < x.sh",

@@ -28,7 +28,7 @@ from agent.policy.wrappers import Invocation, runs_outside_bin
 _STDIN_PATHS = {"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"}
 _VIMS = {"vi", "vim", "view", "ex", "rvim", "nvim", "gvim", "vimdiff", "vim.basic", "vim.tiny", "vim.nox"}
 _FILE_OPTIONS: dict[str, tuple[tuple[str, ...], Language]] = {
-    **dict.fromkeys(AWKS, (("-f", "--file"), "awk")),
+    **dict.fromkeys(AWKS, (("-f", "--file", "-E", "--exec"), "awk")),
     **dict.fromkeys(SEDS, (("-f", "--file"), "sed")),
     "gdb": (("-x", "--x", "-command", "--command", "-ix", "--init-command", "-init-command"), "gdb"),
     "lldb": (("-s", "--source", "-S", "--source-before-file", "-K", "--source-on-crash"), "lldb"),
@@ -92,6 +92,9 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
         # Programs that compile and run a source file in one go: code the verifier cannot read.
         sources = operands[1:] if (operands and (name, operands[0].text) in _SOURCE_SUBCOMMANDS) else operands
         runs += [FileRun(w, "other", f"`{name}`") for w in sources[:1]]
+    elif _runs_notebooks(name, args):  # `jupyter nbconvert --execute nb.ipynb`, `papermill in.ipynb out.ipynb`
+        notebooks = [w for w in operands if (w.text or "").endswith(".ipynb")]
+        runs += [FileRun(w, "notebook", f"`{name}`") for w in notebooks[:1]]
     elif name in ("npm", "pnpm", "yarn") and operands and (name == "yarn" or operands[0].text in _NPM_RUNS):
         runs.append(FileRun(Word.literal("package.json"), "npm", f"`{name} {operands[0].raw}`"))
     if name in _FILE_OPTIONS:  # `awk -f F`, `gdb -x /dev/stdin`, `sed -f <(printf ...)`
@@ -99,6 +102,11 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
         for value in _values(args, flags):
             _script(value, language, f"{name} {flags[0]}", command, runs, texts)
     return runs, texts
+
+
+def _runs_notebooks(name: str, args: tuple[Word, ...]) -> bool:
+    texts = [a.text for a in args]
+    return name == "papermill" or (name == "jupyter" and ("execute" in texts or "--execute" in texts))
 
 
 def _inline(name: str, options: list[str]) -> bool:

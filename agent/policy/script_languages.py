@@ -63,6 +63,8 @@ def read(language: Language, text: str, origin: str, piped: bool = False) -> Tra
         return Translation(findings=report.findings, files=report.files)
     if language == "npm":
         return _package_scripts(text, origin)
+    if language == "notebook":
+        return _notebook(text, origin)
     return read(interpreter_of(text), text, origin)  # "exec": a file run by its own name
 
 
@@ -90,9 +92,33 @@ def interpreter_of(text: str) -> Language:
 def _package_scripts(text: str, origin: str) -> Translation:
     """package.json: npm runs a script's text with `sh -c` (`npm test`, `npm run x`)."""
     try:
-        scripts = json.loads(text).get("scripts", {})
+        scripts = json.loads(text, strict=False).get("scripts", {})
     except (ValueError, AttributeError):
         return Translation()
     if not isinstance(scripts, dict):
         return Translation()
     return Translation(codes=[shell(str(body), f"the script {name!r} of {origin}") for name, body in scripts.items()])
+
+
+def _notebook(text: str, origin: str) -> Translation:
+    """A Jupyter notebook run by `jupyter nbconvert --execute` or papermill: its code cells are
+    Python, with `!cmd` lines and `%%bash` cells run by the shell."""
+    try:
+        cells = json.loads(text, strict=False).get("cells", [])
+    except (ValueError, AttributeError):
+        return Translation()
+    result = Translation()
+    for cell in cells if isinstance(cells, list) else []:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        lines = source.split("\n")
+        if lines and lines[0].strip() in ("%%bash", "%%sh", "%%script bash", "%%script sh"):
+            result.codes.append(shell("\n".join(lines[1:]), f"a shell cell of {origin}"))
+            continue
+        commands = [line.strip()[1:] for line in lines if line.strip().startswith("!")]
+        result.codes += [shell(command, f"a `!` line of {origin}") for command in commands]
+        python = "\n".join("" if line.strip().startswith(("!", "%")) else line for line in lines)
+        result.codes.append(Code("python", Word.literal(python), f"a code cell of {origin}"))
+    return result

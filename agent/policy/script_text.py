@@ -18,7 +18,7 @@ from agent.policy.words import Word
 
 Language = Literal[
     "shell", "python", "other", "awk", "sed", "make", "gdb", "lldb", "pdb", "vim", "ed", "sqlite", "sqlclient",
-    "dc", "m4", "npm", "exec"
+    "dc", "m4", "npm", "notebook", "exec"
 ]  # fmt: skip
 
 
