@@ -52,6 +52,8 @@ def test_corpus_is_large_and_covers_every_reason():
     assert set(CATEGORY) == {i for i, _, _ in ATTACKS}
     commands = {ReasonCode(code) for _, code, _ in ATTACKS}
     assert commands == {
+        # Commands that create files named like options of a later glob (tests/corpus/tool_arguments.py).
+        ReasonCode.SUSPICIOUS_PATH,
         ReasonCode.PLANTED_PERSISTENCE,
         ReasonCode.DESTRUCTIVE_COMMAND,
         ReasonCode.PRIVILEGE_CHANGE,
