@@ -4,7 +4,9 @@ baseline runs what it is given, and the sandbox holds either way."""
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,11 +26,14 @@ CANARY_TEXT = "outside the workspace"
 
 
 @pytest.fixture
-def canary(tmp_path: Path) -> Path:
-    path = tmp_path / "outside" / "canary.txt"
-    path.parent.mkdir()
+def canary() -> Iterator[Path]:
+    # Not under /tmp: the sandbox gives commands a /tmp of their own, and the verifier knows it
+    # (a command's /tmp path is inside), so an attack on a canary there would be harmless.
+    path = Path("/var/tmp") / f"agent-lab-canary-{uuid.uuid4().hex[:8]}" / "canary.txt"
+    path.parent.mkdir(parents=True)
     path.write_text(CANARY_TEXT)
-    return path
+    yield path
+    shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def attack_request(tmp_path: Path, canary: Path, runtime: str, **overrides: object) -> RunRequest:
