@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from agent.policy.findings import Finding
 from agent.policy.interpreters import INLINE_CODE, SHELLS
+from agent.policy.options import word_values
 from agent.policy.script_text import Language, ScriptText
 from agent.policy.shell_model import SimpleCommand
 from agent.policy.words import Word
@@ -73,7 +74,7 @@ def runners(inv: Invocation, command: SimpleCommand) -> Runners:
     found = Runners()
     if name in _CODE_OPTIONS:
         flags, language = _CODE_OPTIONS[name]
-        found.scripts += [ScriptText(language, v, f"`{name} {flags[0]}`") for v in _values(args, flags)]
+        found.scripts += [ScriptText(language, v, f"`{name} {flags[0]}`") for v in word_values(args, flags)]
     if name in _CODE_OPTIONS and _CODE_OPTIONS[name][1] == "vim":  # `vim +cmd` (not `+` or `+42`), `ex -sc cmd`
         pluses = [Word.literal(a.text[1:]) for a in args if a.text and re.fullmatch(r"\+.*\D.*", a.text)]
         found.scripts += [ScriptText("vim", w, f"`{name} +cmd`") for w in pluses]
@@ -96,7 +97,7 @@ def runners(inv: Invocation, command: SimpleCommand) -> Runners:
     elif name in ("parallel", "sem"):
         _parallel(name, args, command, found)
     elif name == "strace":
-        for value in _values(args, ("-o", "--output")) + [Word.literal(a.text[2:]) for a in args if _attached(a, "-o")]:
+        for value in word_values(args, ("-o", "--output")):
             if value.text is not None and value.text[:1] in ("|", "!"):
                 found.scripts.append(ScriptText("shell", Word.literal(value.text[1:]), "`strace -o |cmd`", piped=True))
     elif name == "make":
@@ -132,7 +133,7 @@ def runners(inv: Invocation, command: SimpleCommand) -> Runners:
             found.scripts.append(ScriptText("shell", _stdin(command), f"the shell `{name}` starts"))
     if name == "find":
         found.writes += [args[i + 1] for i, a in enumerate(args[:-1]) if a.text in _FIND_WRITES]
-    if name in ("npm", "npx", "pnpm") and (calls := _values(args, ("-c", "--call"))):
+    if name in ("npm", "npx", "pnpm") and (calls := word_values(args, ("-c", "--call"))):
         found.scripts += [ScriptText("shell", w, f"`{name} exec -c`") for w in calls]  # npm exec -c 'cmd'
     if name not in _DATA_ARGUMENTS and not found.commands:
         found.commands += [(args[i:], command) for i in _embedded_interpreters(args)]
@@ -161,11 +162,11 @@ def _python_module(args: tuple[Word, ...], found: Runners) -> None:
     module = texts[texts.index("-m") + 1]
     rest = args[texts.index("-m") + 2 :]
     if module == "timeit":
-        setups = _values(rest, ("-s", "--setup"))
+        setups = word_values(rest, ("-s", "--setup"))
         statements = _operands(rest, {"-s", "--setup", "-n", "--number", "-r", "--repeat", "-u", "--unit"})
         found.scripts += [ScriptText("python", w, "`python -m timeit`") for w in setups + statements]
     elif module == "pdb":
-        found.scripts += [ScriptText("pdb", w, "`python -m pdb -c`") for w in _values(rest, ("-c", "--command"))]
+        found.scripts += [ScriptText("pdb", w, "`python -m pdb -c`") for w in word_values(rest, ("-c", "--command"))]
 
 
 def _command_option(name: str, args: tuple[Word, ...], command: SimpleCommand, found: Runners) -> None:
@@ -233,17 +234,6 @@ def _make_variables(args: tuple[Word, ...], found: Runners) -> None:
             found.findings.append(Finding(ReasonCode.DYNAMIC_CODE, message))
         elif _SHELL_METACHARACTERS.search(value):
             found.scripts.append(ScriptText("shell", Word.literal(value), f"the make variable {key}"))
-
-
-def _values(args: tuple[Word, ...], flags: tuple[str, ...]) -> list[Word]:
-    found = []
-    for index, arg in enumerate(args):
-        text = arg.text or ""
-        if text in flags and index + 1 < len(args):
-            found.append(args[index + 1])
-        elif "=" in text and text.split("=", 1)[0] in flags:
-            found.append(Word.literal(text.split("=", 1)[1]))
-    return found
 
 
 def _operands(args: tuple[Word, ...], valued: set[str]) -> list[Word]:

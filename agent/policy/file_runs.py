@@ -18,6 +18,7 @@ import re
 
 from agent.policy.file_writes import printed_by
 from agent.policy.interpreters import INLINE_CODE, SHELLS
+from agent.policy.options import word_values
 from agent.policy.script_text import FileRun, Language, ScriptText
 from agent.policy.shell_model import SimpleCommand
 from agent.policy.shell_parse import parse
@@ -58,7 +59,7 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
         runs.append(FileRun(inv.argv[0], "exec", f"the program {inv.argv[0].raw!r}"))
     options, operands = _split(args, _VALUED.get(name, ()))
     if name in SHELLS and not any(re.fullmatch(r"-\w*c\w*", o) for o in options):
-        values = _values(args, ("--rcfile", "--init-file"))
+        values = word_values(args, ("--rcfile", "--init-file"))
         runs += [FileRun(v, "shell", f"`{name} --rcfile`") for v in values]
         reads_stdin = any(re.fullmatch(r"-\w*s\w*", o) for o in options) or not operands
         _script(None if reads_stdin else operands[0], "shell", name, command, runs, texts)
@@ -67,14 +68,14 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
     elif name == "python":
         _python(args, command, runs, texts)
     elif name in ("pytest", "py.test"):
-        runs += _tests(operands, "pytest", _values(args, ("-p",)))
+        runs += _tests(operands, "pytest", word_values(args, ("-p",)))
     elif name in INLINE_CODE and not _inline(name, options):
         _script(operands[0] if operands else None, "other", name, command, runs, texts)
     elif name in ("make", "gmake"):
         for makefile in _makefiles(args):
             _script(makefile, "make", name, command, runs, texts)
     elif name in _VIMS:
-        for value in _values(args, ("-S", "-u")):
+        for value in word_values(args, ("-S", "-u")):
             if value.text not in ("NONE", "NORC", "DEFAULTS"):
                 _script(value, "vim", f"{name} -S", command, runs, texts)
         if name == "ex" or any(re.fullmatch(r"-[eE]s?|-s[eE]", o) for o in options):
@@ -84,7 +85,7 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
         for operand in operands if name == "m4" else []:
             _script(operand, "m4", name, command, runs, texts)
         _script(None, language, name, command, runs, texts)  # type: ignore[arg-type]
-    elif name in ("psql", "mysql", "mariadb") and not _values(args, ("-c", "--command", "-e", "--execute")):
+    elif name in ("psql", "mysql", "mariadb") and not word_values(args, ("-c", "--command", "-e", "--execute")):
         _script(None, "sqlclient", name, command, runs, texts)
     elif name == "sqlite3" and len(operands) <= 1:
         _script(None, "sqlite", name, command, runs, texts)
@@ -99,7 +100,7 @@ def runs_of(inv: Invocation, command: SimpleCommand) -> tuple[list[FileRun], lis
         runs.append(FileRun(Word.literal("package.json"), "npm", f"`{name} {operands[0].raw}`"))
     if name in _FILE_OPTIONS:  # `awk -f F`, `gdb -x /dev/stdin`, `sed -f <(printf ...)`
         flags, language = _FILE_OPTIONS[name]
-        for value in _values(args, flags):
+        for value in word_values(args, flags):
             _script(value, language, f"{name} {flags[0]}", command, runs, texts)
     return runs, texts
 
@@ -149,7 +150,7 @@ def _module(module: str, rest: tuple[Word, ...], command: SimpleCommand, texts: 
     """`python -m mod`: the module's own file, or the files a runner module runs."""
     _, operands = _split(rest, valued=("-o", "-s", "-c", "--command", "-C", "--coverdir", "--file", "-k"))
     if module in ("pytest", "unittest"):
-        return _tests(operands, module, _values(rest, ("-p",)))
+        return _tests(operands, module, word_values(rest, ("-p",)))
     if module in ("pdb", "cProfile", "profile", "trace"):
         found: list[FileRun] = [FileRun(Word.literal(".pdbrc"), "pdb", "pdb's .pdbrc")] if module == "pdb" else []
         if operands:
@@ -175,8 +176,8 @@ def _tests(operands: list[Word], runner: str, plugins: list[Word] | None = None)
 
 
 def _makefiles(args: tuple[Word, ...]) -> list[Word]:
-    given = _values(args, ("-f", "--file", "--makefile"))
-    directories = [v.text for v in _values(args, ("-C", "--directory")) if v.text is not None]
+    given = word_values(args, ("-f", "--file", "--makefile"))
+    directories = [v.text for v in word_values(args, ("-C", "--directory")) if v.text is not None]
     base = directories[-1] if directories else ""
     return given or [Word.literal(posixpath.join(base, n)) for n in ("GNUmakefile", "makefile", "Makefile")]
 
@@ -229,17 +230,3 @@ def _split(args: tuple[Word, ...], valued: tuple[str, ...] = ()) -> tuple[list[s
         else:
             operands.append(arg)
     return options, operands
-
-
-def _values(args: tuple[Word, ...], flags: tuple[str, ...]) -> list[Word]:
-    """Every value of the options `flags`: `-f F`, `--file=F`, `-fF`."""
-    found = []
-    for index, arg in enumerate(args):
-        text = arg.text or ""
-        if text in flags and index + 1 < len(args):
-            found.append(args[index + 1])
-        elif "=" in text and text.split("=", 1)[0] in flags:
-            found.append(Word.literal(text.split("=", 1)[1]))
-        elif len(text) > 2 and text[:2] in flags and not text.startswith("--"):
-            found.append(Word.literal(text[2:]))
-    return found

@@ -45,6 +45,20 @@ def option_values(args: list[str], *names: str) -> list[str]:
     return values
 
 
+def word_values(args: Sequence[Word], flags: Collection[str]) -> list[Word]:
+    """Every value of the options `flags` among parsed words: `-f F`, `--file=F`, `-fF`."""
+    found = []
+    for index, arg in enumerate(args):
+        text = arg.text or ""
+        if text in flags and index + 1 < len(args):
+            found.append(args[index + 1])
+        elif "=" in text and text.split("=", 1)[0] in flags:
+            found.append(Word.literal(text.split("=", 1)[1]))
+        elif len(text) > 2 and text[:2] in flags and not text.startswith("--"):
+            found.append(Word.literal(text[2:]))
+    return found
+
+
 def short_letters(args: list[str], valued: str) -> set[str]:
     """The one-letter options used, clusters split (`-bn1` is b and n); `valued` letters take
     a value, which ends the cluster or is the next word."""
