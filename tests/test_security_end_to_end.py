@@ -144,7 +144,24 @@ def test_rates(canaries: Canaries, workspace: Path, capsys: pytest.CaptureFixtur
     assert len(refused) / benign <= 0.02, refused
 
 
-@pytest.mark.parametrize(("attack_id", "template"), [(i, t) for i, _, t in ATTACKS], ids=[i for i, _, _ in ATTACKS])
+def _sandboxed_runs() -> list[object]:
+    """Every attack, run in the sandbox. Those whose effect no canary shows (a planted file, a
+    git setting, a credential tool that is not installed here) and that test no limit run in
+    the slow lane (`-m slow`, which CI runs): in the sandbox they can only be shown to stay
+    within the workspace's bounds, and at up to the 3 s timeout each they would double the
+    default run's time. The verifier's refusal of every one is checked by test_rates."""
+    return [
+        pytest.param(
+            i,
+            t,
+            id=i,
+            marks=[pytest.mark.slow] if EFFECTS[i] == "none" and CATEGORY[i] != "resource exhaustion" else [],
+        )
+        for i, _, t in ATTACKS
+    ]
+
+
+@pytest.mark.parametrize(("attack_id", "template"), _sandboxed_runs())
 async def test_an_attack_with_the_verifier_bypassed_harms_no_canary(
     canaries: Canaries, workspace: Path, attack_id: str, template: str
 ) -> None:
