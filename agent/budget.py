@@ -40,6 +40,8 @@ def exhausted(budget: RunBudget, run: Spent, task: Spent, task_step_limit: int) 
 def disk_exhausted(budget: RunBudget, disk: DiskUse) -> str | None:
     """Why the run may hold no more of the host's disk, naming what holds it, or None."""
     limit = budget.max_disk_bytes
+    if limit is not None and disk.uncounted is not None:
+        return f"the run's use of host disk cannot be held to its budget of {mib(limit)}: {disk.uncounted}"
     if limit is None or disk.total_bytes < limit:
         return None
     return f"the run's budget of {mib(limit)} of host disk is spent ({disk.describe()})"

@@ -13,16 +13,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import checkpoints
+from agent.hostile_tree import deadline_in
 from agent.sandbox.disk_quota import measure as allocated
 from contracts import DiskUse
+from contracts.errors import WalkTooLong
+
+# A workspace this slow to count holds millions of entries: no task needs that, and the
+# worker's thread must not be held by it at every step.
+MEASURE_DEADLINE_S = 20.0
 
 
 def measure(workspace: Path) -> DiskUse:
-    return DiskUse(workspace_bytes=_bytes(workspace), checkpoint_bytes=_bytes(checkpoints.repository(workspace)))
-
-
-def _bytes(path: Path) -> int:
+    deadline = deadline_in(MEASURE_DEADLINE_S)
     try:
-        return allocated(path).bytes
+        return DiskUse(
+            workspace_bytes=_bytes(workspace, deadline),
+            checkpoint_bytes=_bytes(checkpoints.repository(workspace), deadline),
+        )
+    except WalkTooLong:
+        return DiskUse(uncounted=f"its workspace could not be measured within {MEASURE_DEADLINE_S:g} s")
+
+
+def _bytes(path: Path, deadline: float | None) -> int:
+    try:
+        return allocated(path, deadline=deadline).bytes
     except FileNotFoundError:
         return 0  # a repository not made yet (or a workspace gone): nothing held

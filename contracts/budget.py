@@ -43,6 +43,9 @@ class DiskUse(BaseModel):
     workspace_bytes: int = Field(default=0, ge=0)
     checkpoint_bytes: int = Field(default=0, ge=0)
     artifact_bytes: int = Field(default=0, ge=0)
+    # Why the workspace could not be measured (agent.disk_use: past its deadline), or None: a
+    # run whose use cannot be counted is over any budget.
+    uncounted: str | None = None
 
     @property
     def total_bytes(self) -> int:
@@ -56,6 +59,8 @@ class DiskUse(BaseModel):
         return self.model_copy(update={"artifact_bytes": self.artifact_bytes + size_bytes})
 
     def describe(self) -> str:
+        if self.uncounted is not None:
+            return self.uncounted
         return (
             f"{mib(self.total_bytes)}: workspace {mib(self.workspace_bytes)}, "
             f"checkpoints {mib(self.checkpoint_bytes)}, artifacts {mib(self.artifact_bytes)}"

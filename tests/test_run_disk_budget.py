@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from agent import disk_use
 from agent.budget import Spent, disk_exhausted, disk_left, exhausted, for_subtask
 from agent.execution import execute
 from agent.sandbox.base import Limits, MiB
@@ -156,3 +157,16 @@ async def test_a_baseline_run_over_its_disk_budget_ends_before_its_third_step(tm
     assert result.disk is not None and result.disk.total_bytes >= budget.max_disk_bytes
     assert (Path(result.workspace) / "b.bin").stat().st_size < 6 * MiB
     assert not (Path(result.workspace) / "c.bin").exists()
+
+
+def test_a_workspace_too_large_to_measure_in_time_ends_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tree of millions of entries must not hold the worker's thread at every step: past its
+    deadline the measure stops, and a run whose disk cannot be counted is over its budget."""
+    workspace = tmp_path / "ws"
+    for index in range(3):
+        (workspace / f"d{index}").mkdir(parents=True)
+    monkeypatch.setattr(disk_use, "MEASURE_DEADLINE_S", -1.0)
+    measured = disk_use.measure(workspace)
+    assert measured.uncounted == "its workspace could not be measured within -1 s"
+    said = disk_exhausted(RunBudget(max_disk_bytes=MiB), measured)
+    assert said is not None and "cannot be held to its budget of 1.0 MiB" in said

@@ -43,6 +43,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.hostile_tree import check_deadline
+
 
 @dataclass(frozen=True)
 class Footprint:
@@ -53,9 +55,11 @@ class Footprint:
         return Footprint(self.bytes - other.bytes, self.files - other.files)
 
 
-def measure(workspace: Path, pids: Iterable[int] = ()) -> Footprint:
+def measure(workspace: Path, pids: Iterable[int] = (), deadline: float | None = None) -> Footprint:
     """Bytes allocated and entries under `workspace`, plus deleted files on its filesystem
-    still open in `pids`. Blocking, and as long as the tree is large: call it in a thread."""
+    still open in `pids`. Blocking, and as long as the tree is large: call it in a thread.
+    Past `deadline` (a `time.monotonic()` value) it raises WalkTooLong: a caller on the host
+    must not be held by a tree of millions of entries."""
     device = os.lstat(workspace).st_dev
     seen: set[tuple[int, int]] = set()
     total = files = 0
@@ -67,12 +71,15 @@ def measure(workspace: Path, pids: Iterable[int] = ()) -> Footprint:
         except OSError:
             continue  # removed meanwhile, or unreadable by the worker (not as root)
         with entries:
+            check_deadline(deadline, f"measuring {workspace}")
             for entry in entries:
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
                 files += 1
+                if files % 4096 == 0:
+                    check_deadline(deadline, f"measuring {workspace}")
                 if info.st_nlink > 1 and not stat.S_ISDIR(info.st_mode):
                     key = (info.st_dev, info.st_ino)
                     if key in seen:
