@@ -22,10 +22,10 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-import temporal_config
 from agent.ledger import ledger_path
 from agent.ledger.store import LEDGER_DIR
 from contracts.errors import StarterError
+from host import temporal_config
 from lab.invariants import InvariantReport, check_run, fetch_generations, gather, history_story, read_history
 from lab.temporal_server import default_database, is_listening, split_address
 from settings import data_dir

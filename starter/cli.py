@@ -260,7 +260,7 @@ async def _run(args: argparse.Namespace) -> int:
     if args.provider == "scripted":
         task.require_script()
     if args.runtime == "durable":
-        import temporal_config
+        from host import temporal_config
 
         temporal_config.load()  # a bad profile or certificate is told before a model or service starts
     from lab.providers import ProviderChoice

@@ -13,10 +13,10 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 import settings
-import temporal_config
 from contracts.errors import StarterError
+from host import temporal_config
+from host.client import connect, connect_failure_reason
 from lab.temporal_server import DevServer, DevServerOptions, is_listening, split_address
-from worker import connect, connect_failure_reason
 from workflows import visibility
 
 

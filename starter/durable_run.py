@@ -11,10 +11,10 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError
 
 from contracts import TASK_QUEUE, RunRequest, RunResult, RunState
+from host.build import build_worker
 from lab.durable_start import start_durable_run
 from starter.connection import Connection
 from starter.render import Printer
-from worker import build_worker
 from workflows import AgentRunWorkflow, visibility
 from workflows.outcome import run_result
 

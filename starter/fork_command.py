@@ -7,6 +7,7 @@ import contextlib
 from pathlib import Path
 
 from contracts import ProviderConfig
+from host.build import build_worker
 from lab.catalog import load_task
 from lab.fork import fork_request
 from lab.providers import ProviderChoice, provider_for
@@ -16,7 +17,6 @@ from starter.durable_run import run_durable
 from starter.ops_service import ops_service_for
 from starter.render import Printer
 from starter.run_command import EXIT_OK, EXIT_RUN_FAILED, judge
-from worker import build_worker
 
 
 async def fork_command(

@@ -17,8 +17,8 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from agent.sandbox.identity import workspace_owner
-from data_converter import DATA_CONVERTER
 from experiments.ops_service import OpsServiceProcess
+from host.converter import DATA_CONVERTER
 from lab.catalog import Task, load_task
 from workflows import visibility
 

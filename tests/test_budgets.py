@@ -13,11 +13,11 @@ from agent.providers.scripted import ScriptedProvider
 from baseline import BaselineLoop
 from contracts import PlanTask, ProposeActionInput, ProposeActionResult, RunBudget, RunState, ToolSpec, Usage
 from contracts.errors import ProviderUnavailable
+from host.build import build_worker
 from lab.catalog import Task
 from lab.run_request import build_request
 from tests.runs import execute_run
 from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run
-from worker import build_worker
 
 WRITE = call("write_file", path="a", content="b")
 

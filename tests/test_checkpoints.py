@@ -26,8 +26,8 @@ from agent.step_records import record_step
 from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState, Turn
 from contracts.envelopes import RecordStepInput
 from contracts.ledger import LedgerEntry
+from host.build import build_worker
 from tests.runs import execute_run
-from worker import build_worker
 
 
 @pytest.fixture

@@ -25,10 +25,10 @@ from agent.postconditions import check
 from baseline import BaselineLoop
 from contracts import FileContains, Plan, RunRequest, RunResult, RunState, StepRecord
 from contracts.script import Script
+from host.build import build_worker
 from lab.catalog import Task, load_task
 from lab.run_request import build_request
 from tests.runs import execute_run
-from worker import build_worker
 
 NEW_TASKS = ["feature-slugify", "config-migration", "dependent-subtasks", "long-horizon"]
 FULL_SUITE = "`python -m pytest -q` exits 0"

@@ -12,12 +12,12 @@ from temporalio.testing import WorkflowEnvironment
 from agent.ledger import ledger_path, read_events, verify_ledger
 from agent.postconditions import check
 from contracts import RunState
-from data_converter import DATA_CONVERTER
+from host.build import build_worker
+from host.converter import DATA_CONVERTER
 from lab.catalog import Task
 from lab.invariants import RULES, check_run, fetch_generations, gather
 from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
-from worker import build_worker
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

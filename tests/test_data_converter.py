@@ -1,4 +1,4 @@
-"""Large payloads by reference (data_converter.py): kept in the artifact store with only a
+"""Large payloads by reference (host/converter.py): kept in the artifact store with only a
 reference in the history, read back whole by the workflow and the client; a stored payload
 changed on disk is refused, never decoded."""
 
@@ -16,11 +16,11 @@ from temporalio.converter import StorageDriverClaim, StorageDriverRetrieveContex
 
 from agent import artifacts
 from contracts.errors import ArtifactMissing
-from data_converter import ARTIFACT_DRIVER, DATA_CONVERTER, PAYLOAD_THRESHOLD, ArtifactStoreDriver
+from host.build import build_worker
+from host.converter import ARTIFACT_DRIVER, DATA_CONVERTER, PAYLOAD_THRESHOLD, ArtifactStoreDriver
 from lab.catalog import Task
 from lab.run_request import build_request
 from tests.runs import execute_run
-from worker import build_worker
 
 # A payload kept by reference says how large the one it stands for is (`external_payloads`,
 # temporalio.converter._extstore), as the Web UI shows.

@@ -19,6 +19,7 @@ import yaml
 import settings
 from agent.policy.secrets import is_secret_variable
 from experiments.ops_service.server import HOST as OPS_HOST
+from host import settings as host_settings
 from lab.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS
 from starter.cli import build_parser
 from starter.ops_service_command import DEFAULT_PORT as OPS_PORT
@@ -95,11 +96,11 @@ def flag(command: list[str], name: str) -> str:
     return command[command.index(name) + 1]
 
 
-# Read by the OpenTelemetry exporter (worker_tracing.py): the standard OTLP variables.
+# Read by the OpenTelemetry exporter (host/tracing.py): the standard OTLP variables.
 OTEL_NAMES = frozenset({"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT"})
 
 # Read by the SDK's envconfig (in its Rust core, so not in any Python source), through which
-# the lab connects (temporal_config.py): Temporal's documented standard variables.
+# the lab connects (host/temporal_config.py): Temporal's documented standard variables.
 TEMPORAL_ENVCONFIG = frozenset(
     {
         "TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "TEMPORAL_API_KEY", "TEMPORAL_TLS", "TEMPORAL_TLS_CLIENT_CERT_PATH",
@@ -113,7 +114,7 @@ TEMPORAL_ENVCONFIG = frozenset(
 def source_names() -> frozenset[str]:
     """Every quoted upper-case name in the lab's own Python code: what it can read from the
     environment (`os.environ.get("AGENT_LAB_DATA")`, `api_key_env = "OPENAI_API_KEY"`)."""
-    packages = ("activities", "agent", "baseline", "contracts", "experiments", "lab", "starter", "workflows")
+    packages = ("activities", "agent", "baseline", "contracts", "experiments", "host", "lab", "starter", "workflows")
     paths = [*ROOT.glob("*.py"), *(path for package in packages for path in (ROOT / package).rglob("*.py"))]
     found: set[str] = set()
     for path in paths:
@@ -228,7 +229,7 @@ def test_prometheus_scrapes_every_port_a_worker_may_take_and_grafana_shows_the_d
     """The workers take the first free port of AGENT_LAB_METRICS_PORT's range in the operations
     service's network namespace: Prometheus must scrape each port of it there, and Grafana
     must load the dashboard from the Prometheus it provisions."""
-    ports = settings.metrics_ports(environment("worker")["AGENT_LAB_METRICS_PORT"])
+    ports = host_settings.metrics_ports(environment("worker")["AGENT_LAB_METRICS_PORT"])
     assert ports is not None and len(ports) >= int(env_example()["WORKER_REPLICAS"])
     config = yaml.safe_load(PROMETHEUS_CONFIG.read_text())
     [job] = config["scrape_configs"]

@@ -12,9 +12,9 @@ import pytest
 from temporalio.service import ConnectConfig
 
 from contracts.errors import StarterError
+from host.client import connect
 from lab import temporal_server
 from lab.temporal_server import DevServer, DevServerOptions
-from worker import connect
 
 
 def _free_port() -> int:

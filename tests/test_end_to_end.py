@@ -15,10 +15,10 @@ from temporalio.client import Client
 from agent.postconditions import check
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunRequest, RunResult, RunState
+from host.build import build_worker
 from lab.catalog import Task, load_task
 from lab.run_request import build_request
 from tests.runs import execute_run
-from worker import build_worker
 
 WRONG_FIX = Path(__file__).parent / "scripts" / "bugfix_wrong_fix.yaml"
 

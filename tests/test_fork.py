@@ -22,13 +22,13 @@ from agent import checkpoints
 from contracts import ProviderConfig, RunResult, RunSnapshot, RunState, StepRecord, Turn, Usage
 from contracts.errors import StarterError
 from contracts.plan import Plan, PlanTask
+from host.build import build_worker
 from lab.catalog import load_task
 from lab.fork import fork_request, snapshot_after
 from lab.run_diff import diff_runs, read_run
 from lab.run_request import build_request
 from settings import PROJECT_ROOT, in_project
 from tests.runs import execute_run
-from worker import build_worker
 
 WRONG_FIX = Path(__file__).parent / "scripts" / "bugfix_wrong_fix.yaml"
 

@@ -22,6 +22,7 @@ from agent.providers import completions
 from agent.providers.prompts import answer_text
 from contracts import ActionProposal, ProviderConfig, RunResult, RunState
 from experiments.ops_service import OpsServiceProcess
+from host.build import build_worker
 from lab.catalog import load_task
 from lab.fork import effect_keys_through, fork_request
 from lab.invariants import check_run, fetch_generations, gather
@@ -30,7 +31,6 @@ from lab.run_request import build_request
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.runs import execute_run
 from tests.test_ops_tasks import tenant_state
-from worker import build_worker
 
 pytestmark = pytest.mark.timeout(240)
 KEY_ENV = "AGENT_LAB_TEST_FORK_KEY"

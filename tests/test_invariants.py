@@ -21,6 +21,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from agent.ledger import ledger_path
 from contracts import Approve, ProviderConfig, RunRequest
+from host.build import build_worker
 from lab.catalog import load_task
 from lab.invariants import RULES, Evidence, Violation, check_run, gather, read_history
 from lab.run_request import build_request
@@ -30,7 +31,6 @@ from tests import invariant_plants as plant
 from tests.conftest import free_port
 from tests.histories import stored
 from tests.histories.record import WRONG_FIX, approval_request
-from worker import build_worker
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

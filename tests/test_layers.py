@@ -18,9 +18,9 @@ SOURCE = [
     path
     for path in PROJECT_ROOT.rglob("*.py")
     if path.relative_to(PROJECT_ROOT).parts[0]
-    in {"agent", "activities", "baseline", "contracts", "experiments", "lab", "starter", "workflows"}
+    in {"agent", "activities", "baseline", "contracts", "experiments", "host", "lab", "starter", "workflows"}
     and "tasks" not in path.relative_to(PROJECT_ROOT).parts[:2]
-] + [PROJECT_ROOT / "worker.py", PROJECT_ROOT / "settings.py"]
+] + sorted(PROJECT_ROOT.glob("*.py"))
 # A simulated external system's HTTP errors, answered as statuses, never leaving its process.
 APART = {PROJECT_ROOT / "experiments" / "ops_service" / "errors.py"}
 MAX_LINES = 300
@@ -58,6 +58,25 @@ def test_no_import_runs_up_the_layers() -> None:
     )
     assert done.returncode == 0, done.stdout[-3000:]
     assert "BROKEN" not in done.stdout and "KEPT" in done.stdout
+
+
+def test_the_root_holds_the_entry_point_the_settings_and_packages() -> None:
+    """The worker process is the `host` package; the root keeps its entry point (`worker.py`)
+    and the settings every process reads, and those settings import nothing above the contracts
+    (no arrow runs back up the house)."""
+    assert {path.name for path in PROJECT_ROOT.glob("*.py")} == {"worker.py", "settings.py"}
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(ast.parse((PROJECT_ROOT / "settings.py").read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        (node.module or "").split(".")[0]
+        for node in ast.walk(ast.parse((PROJECT_ROOT / "settings.py").read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+    }
+    project = {path.name for path in PROJECT_ROOT.iterdir() if (path / "__init__.py").is_file()}
+    assert imported & project <= {"contracts"}, imported & project
 
 
 @pytest.mark.parametrize("path", sorted(SOURCE), ids=lambda path: str(path.relative_to(PROJECT_ROOT)))

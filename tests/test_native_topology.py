@@ -28,13 +28,13 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
+from host.client import connect
 from lab.local_model import resolve_model
 from lab.temporal_server import DevServer, DevServerOptions
 from settings import PROJECT_ROOT
 from tests.conftest import free_port
 from tests.test_deployment_files import SUBSTITUTION, env_example, environment, services
 from tests.test_worker_metrics import scraped
-from worker import connect
 
 # Where compose's names point when everything runs on this machine.
 WEB_UI_LINK = re.compile(r"/workflows/([^/]+)/([^/]+)/history")

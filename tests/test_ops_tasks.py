@@ -32,6 +32,7 @@ from contracts import (
     RunState,
 )
 from experiments.ops_service import OpsServiceProcess
+from host.build import build_worker
 from lab.catalog import Task, load_task
 from lab.run_request import build_request
 from settings import project_path
@@ -39,7 +40,6 @@ from starter.ops_service import ops_service_for, service_db_path
 from starter.render import Printer
 from tests.conftest import free_port
 from tests.runs import execute_run
-from worker import build_worker
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

@@ -22,10 +22,10 @@ from agent.ledger.store import ledger_path
 from contracts import FileContains, LedgerEvent, ProviderConfig, RunBudget, RunRequest, RunResult, RunState
 from contracts.errors import ScriptInvalid, StarterError
 from contracts.script import parse_script
+from host.build import build_worker
 from lab.fork import fork_request
 from tests.runs import execute_run
 from tests.test_cli import assert_one_line_error, starter
-from worker import build_worker
 from workflows.outcome import run_result
 
 pytestmark = pytest.mark.timeout(120)

@@ -11,10 +11,10 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from contracts import RunState
+from host.build import build_worker
 from lab.catalog import Task
 from lab.durable_start import start_durable_run
 from lab.run_request import build_request
-from worker import build_worker
 from workflows.outcome import run_result
 from workflows.patches import DECIDED_AT_START, EARLIER, FUSED_STEPS, RUN_DISK_BUDGET, Patches
 

@@ -16,6 +16,7 @@ from agent.providers.completions import complete
 from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunBudget
+from host.build import build_worker
 from lab.catalog import Task
 from lab.fork import fork_request
 from lab.llama_log import LlamaLog
@@ -23,7 +24,6 @@ from lab.llama_server import keep_only_the_system_prompt, llama_server, local_pr
 from lab.local_model import resolve_model
 from lab.run_request import build_request
 from tests.runs import execute_run
-from worker import build_worker
 
 pytestmark = [pytest.mark.real_model, pytest.mark.extra("local"), pytest.mark.timeout(600)]
 

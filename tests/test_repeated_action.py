@@ -15,8 +15,8 @@ from agent.fingerprint import workspace_fingerprint
 from agent.verification import executed_call, verify
 from baseline import BaselineLoop
 from contracts import ActionProposal, FileContains, ProviderConfig, ReasonCode, RunRequest, RunState, ToolResult
+from host.build import build_worker
 from tests.runs import execute_run
-from worker import build_worker
 
 READ = {"tool": "read_file", "arguments": {"path": "notes.txt"}}
 WRITE = {"tool": "write_file", "arguments": {"path": "notes.txt", "content": "done\n"}}

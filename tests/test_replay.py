@@ -15,9 +15,9 @@ from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer
 
 from contracts import RunRequest
-from data_converter import DATA_CONVERTER
+from host.converter import DATA_CONVERTER
+from host.workflow_runner import runner_for
 from tests.histories import stored
-from workflow_runner import runner_for
 from workflows import AgentRunWorkflow
 from workflows.patches import CONVERSATION_BY_REFERENCE, DECIDED_AT_START, EARLIER, FUSED_STEPS, READ_ONLY_STEPS
 
@@ -197,7 +197,7 @@ async def test_a_recorded_history_replays(path: Path) -> None:
     # Its payloads kept by reference, in the store, as on the worker that ran it.
     stored.install()
     history = WorkflowHistory.from_json(path.stem, json.loads(path.read_text()))
-    # As a worker replays it: with the lab's workflow runner (workflow_runner.py).
+    # As a worker replays it: with the lab's workflow runner (host/workflow_runner.py).
     replayer = Replayer(
         workflows=[AgentRunWorkflow], data_converter=DATA_CONVERTER, workflow_runner=runner_for(DATA_CONVERTER)
     )

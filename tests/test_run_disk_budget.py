@@ -29,10 +29,10 @@ from contracts import (
     RunState,
     Usage,
 )
+from host.build import build_worker
 from settings import PROJECT_ROOT
 from tests.conftest import sandbox_workspace
 from tests.runs import execute_run
-from worker import build_worker
 
 SCRIPT = PROJECT_ROOT / "tests" / "scripts" / "disk_budget.yaml"
 NOTHING = Spent(0, Usage(), 0.0)

@@ -18,10 +18,10 @@ from agent.postconditions import check
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunRequest, RunResult, RunState
 from experiments.ops_service import OpsServiceProcess
+from host.build import build_worker
 from lab.catalog import list_tasks, load_task
 from lab.run_request import build_request
 from tests.runs import execute_run
-from worker import build_worker
 
 SMALL_TASKS = [
     "small-add-function",

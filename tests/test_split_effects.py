@@ -41,9 +41,9 @@ from contracts import (
     Verdict,
 )
 from experiments.ops_service import OpsServiceProcess
+from host.build import build_worker
 from lab.fork import snapshot_after
 from settings import PROJECT_ROOT
-from worker import build_worker
 from workflows import AgentRunWorkflow
 from workflows.calls import _earlier_effects
 from workflows.outcome import run_result

@@ -50,7 +50,7 @@ async def test_a_worker_in_another_checkout_reads_the_run_s_files_in_its_own(
     fixture_in_copy = checkout / in_project(task.fixture_dir)
     (fixture_in_copy / "FROM_THE_WORKERS_CHECKOUT").write_text("the container's copy of the project\n")
     # One data directory for both, as the bind mount gives them: the starter reads the run's
-    # result from the artifact store there (data_converter.py).
+    # result from the artifact store there (host/converter.py).
     data = tmp_path / "data"
     address = dev_env.client.service_client.config.target_host
     worker, _ = await start_worker_process(address, checkout=checkout, env={"AGENT_LAB_DATA": str(data)})

@@ -14,11 +14,10 @@ import pytest
 from temporalio.client import Client
 from temporalio.service import TLSConfig
 
-import settings
-import temporal_config
-import worker
 from contracts.errors import SettingsError
-from data_converter import DATA_CONVERTER
+from host import client as host_client
+from host import temporal_config
+from host.converter import DATA_CONVERTER
 from settings import PROJECT_ROOT
 
 
@@ -104,7 +103,7 @@ def test_the_variables_alone_configure_tls_paths_and_a_key(files: Path) -> None:
 
 
 async def test_every_client_connects_with_these_options(files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """worker.connect is the one place the lab makes a client (starter, workers, experiments)."""
+    """host.client.connect is the one place the lab makes a client (starter, workers, experiments)."""
     calls: list[dict[str, Any]] = []
 
     async def fake_connect(**kwargs: Any) -> str:
@@ -114,8 +113,8 @@ async def test_every_client_connects_with_these_options(files: Path, monkeypatch
     monkeypatch.setattr(Client, "connect", fake_connect)
     monkeypatch.setenv("TEMPORAL_CONFIG_FILE", str(files / "temporal.toml"))
     monkeypatch.setenv("TEMPORAL_PROFILE", "cloud")
-    await worker.connect()
-    await worker.connect("127.0.0.1:7300")  # a dev server the lab started itself: no key, no TLS
+    await host_client.connect()
+    await host_client.connect("127.0.0.1:7300")  # a dev server the lab started itself: no key, no TLS
     assert calls[0]["api_key"] == "from-the-file" and calls[0]["tls"] is True
     assert calls[0]["target_host"] == "agents.a1b2c.tmprl.cloud:7233"
     assert calls[1] == {
@@ -125,7 +124,8 @@ async def test_every_client_connects_with_these_options(files: Path, monkeypatch
         "data_converter": DATA_CONVERTER,
     }
     assert calls[0]["data_converter"] is DATA_CONVERTER
-    assert settings.temporal_address_is_explicit() and settings.temporal_namespace() == "agents.a1b2c"
+    configured = temporal_config.load()
+    assert configured.explicit and configured.namespace == "agents.a1b2c"
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,8 @@ from agent.sandbox.bubblewrap import available
 from agent.sandbox.identity import workspace_owner
 from baseline import BaselineLoop
 from contracts import FileContains, ProviderConfig, ReasonCode, RunRequest, RunState
+from host.build import build_worker
 from tests.runs import execute_run
-from worker import build_worker
 
 pytestmark = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here")
 

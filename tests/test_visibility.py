@@ -9,7 +9,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.testing import WorkflowEnvironment
 
 from contracts import RunState
-from data_converter import DATA_CONVERTER
+from host.converter import DATA_CONVERTER
 from lab.catalog import Task
 from lab.run_request import WORKFLOW_TASK_TIMEOUT, build_request
 from starter.connection import Connection, ensure_search_attributes

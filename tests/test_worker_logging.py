@@ -18,8 +18,8 @@ from temporalio.worker import Worker
 with workflow.unsafe.imports_passed_through():
     from contracts import ActionProposal
     from contracts.envelopes import ExecuteAndCheckInput, ExecuteToolInput
+    from host.logs import JsonLines, RunContext, _AboutFilter, step_and_tool
     from settings import PROJECT_ROOT
-    from worker_logging import JsonLines, RunContext, _AboutFilter, step_and_tool
 
 LOGGER = "tests.worker_logging"
 
@@ -88,9 +88,9 @@ def test_the_step_and_tool_are_found_in_inputs_that_wrap_a_call() -> None:
 
 
 def test_the_standalone_worker_names_runs_in_its_logs_and_counts_metrics() -> None:
-    from graceful_shutdown import ActivityTally
-    from worker import interceptors
-    from worker_metrics import LabMetrics
+    from host.main import interceptors
+    from host.metrics import LabMetrics
+    from host.shutdown import ActivityTally
 
     kinds = {type(interceptor) for interceptor in interceptors(ActivityTally())}
     assert {RunContext, LabMetrics, ActivityTally} <= kinds

@@ -18,7 +18,6 @@ import pytest
 from temporalio.common import MetricMeter
 from temporalio.testing import WorkflowEnvironment
 
-import settings
 from agent.tools.registry import TOOLS
 from contracts import ActionProposal, ProposeActionResult, RunState, ToolResult, Verdict
 from contracts.envelopes import (
@@ -31,13 +30,8 @@ from contracts.envelopes import (
 from contracts.errors import SettingsError
 from contracts.ledger import EventType, LedgerEntry
 from contracts.usage import Usage
-from lab.catalog import load_task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
-from settings import PROJECT_ROOT
-from tests.conftest import free_port
-from tests.worker_process import start_worker_process
-from worker_metrics import (
+from host import settings
+from host.metrics import (
     APPROVALS,
     EFFECTS,
     MODEL_COST,
@@ -48,6 +42,12 @@ from worker_metrics import (
     count,
     runtime_with_metrics,
 )
+from lab.catalog import load_task
+from lab.durable_start import start_durable_run
+from lab.run_request import build_request
+from settings import PROJECT_ROOT
+from tests.conftest import free_port
+from tests.worker_process import start_worker_process
 
 EFFECT_TOOL = next(name for name, tool in TOOLS.items() if tool.external_effects)
 

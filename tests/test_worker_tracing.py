@@ -24,13 +24,13 @@ from temporalio.testing import WorkflowEnvironment
 import settings
 from contracts import RunState
 from contracts.errors import SettingsError
+from host.build import build_worker
+from host.tracing import Tracing, start_tracing, tracing_to
 from lab.catalog import load_task
 from lab.durable_start import start_durable_run
 from lab.run_request import build_request
 from tests.runs import execute_run
 from tests.worker_process import start_worker_process
-from worker import build_worker
-from worker_tracing import Tracing, start_tracing, tracing_to
 
 pytestmark = pytest.mark.timeout(120)
 

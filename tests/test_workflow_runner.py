@@ -1,4 +1,4 @@
-"""The lab's workflow runner (workflow_runner.py): every payload takes the workflow's own
+"""The lab's workflow runner (host/workflow_runner.py): every payload takes the workflow's own
 contexts, which is right only because the lab's converter gives the same bytes whatever the
 context; the sandbox's restrictions stay as they were."""
 
@@ -26,8 +26,8 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 # The sandbox imports this module again for ReadsTheClock: the lab's modules pass through.
 with workflow.unsafe.imports_passed_through():
     from contracts import ActionProposal, ToolResult
-    from data_converter import DATA_CONVERTER, PAYLOAD_THRESHOLD
-    from workflow_runner import WorkflowContextRunner, runner_for
+    from host.converter import DATA_CONVERTER, PAYLOAD_THRESHOLD
+    from host.workflow_runner import WorkflowContextRunner, runner_for
 
 WORKFLOW = WorkflowSerializationContext(namespace="default", workflow_id="run-1")
 

@@ -36,10 +36,10 @@ from baseline import BaselineLoop
 from contracts import RunResult
 from experiments.benchmarks.history_size import write_task
 from experiments.benchmarks.scratch_server import scratch_server
+from host.build import build_worker
 from lab.catalog import Task, list_tasks, load_task
 from lab.durable_start import start_durable_run
 from lab.run_request import build_request
-from worker import build_worker
 from workflows.outcome import run_result
 
 # The quick run's one task, a run of it in each runtime: every column, in seconds.

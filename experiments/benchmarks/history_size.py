@@ -6,7 +6,7 @@ real agent's reads are), run as a durable workflow on a dev server.
 
 History bytes are the sum of every event's protobuf size, over all of the run's generations (a
 long run continues as new); the table says which events hold them. Payloads of 2 KB or more
-are kept in the artifact store, their references in the history (data_converter.py): the bytes
+are kept in the artifact store, their references in the history (host/converter.py): the bytes
 stored that way are counted apart, as "stored by reference". Flat bytes per step means
 history grows linearly with the run; bytes per step that grow with N mean a payload that
 carries the run so far.
@@ -26,12 +26,12 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
-from data_converter import ARTIFACT_DRIVER
 from experiments.benchmarks.scratch_server import scratch_server
+from host.build import build_worker
+from host.converter import ARTIFACT_DRIVER
 from lab.catalog import load_task
 from lab.durable_start import start_durable_run
 from lab.run_request import build_request
-from worker import build_worker
 from workflows.outcome import run_result
 
 QUICK_STEPS = (3, 6)

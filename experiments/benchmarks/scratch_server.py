@@ -12,8 +12,8 @@ from pathlib import Path
 from temporalio.client import Client
 
 from experiments.harness.cluster import free_port
+from host.client import connect
 from lab.temporal_server import DevServer, DevServerOptions
-from worker import connect
 
 
 @asynccontextmanager

@@ -85,8 +85,8 @@ class FloorWorkflow:
 
 async def serve(address: str) -> None:
     """A worker process: the floor workflow and its two activities."""
-    from worker import connect
-    from workflow_runner import runner_for
+    from host.client import connect
+    from host.workflow_runner import runner_for
 
     client = await connect(address)
     activities = [remote_step, local_step]

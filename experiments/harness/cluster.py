@@ -13,8 +13,8 @@ from temporalio.client import Client
 import settings
 from experiments.harness.worker_process import WorkerProcess
 from experiments.ops_service.process import OpsServiceProcess
+from host.client import connect
 from lab.temporal_server import DevServer, DevServerOptions
-from worker import connect
 
 OPS_URL = "AGENT_LAB_OPS_URL"
 

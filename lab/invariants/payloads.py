@@ -1,5 +1,5 @@
 """The values a history's payloads hold, read without a worker: JSON inline, or a reference to
-the artifact store (`data_converter.py` keeps payloads of 2 KB or more there).
+the artifact store (`host/converter.py` keeps payloads of 2 KB or more there).
 
 A payload that cannot be read raises one of UNREADABLE: ArtifactMissing when its artifact is not
 in this machine's store, ValueError when it is not what it should be. The caller leaves that

@@ -23,13 +23,13 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from contracts import Approve, FileContains, PolicyProfile, ProviderConfig, RunRequest
-from data_converter import DATA_CONVERTER
+from host.build import build_worker
+from host.converter import DATA_CONVERTER
 from lab.catalog import load_task
 from lab.fork import fork_request
 from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from tests.histories import stored
-from worker import build_worker
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

@@ -1,4 +1,4 @@
-"""Payloads a recorded history holds by reference (data_converter.py) are kept beside it, in
+"""Payloads a recorded history holds by reference (host/converter.py) are kept beside it, in
 `tests/histories/artifacts/`, and put into the artifact store before it is replayed: a worker
 replaying a history needs the store its run wrote to."""
 

@@ -8,7 +8,7 @@ payload belongs to. In the sandbox each question compiles and runs a snippet of 
 converter. Sampled on a reading step, that was about a fifth of the worker's CPU: ~7 ms a step
 (docs/performance.md, "Where a durable step's time goes").
 
-The lab's converter (data_converter.py) is context-free: Pydantic JSON, no codec, a storage
+The lab's converter (host/converter.py) is context-free: Pydantic JSON, no codec, a storage
 driver that names a payload by its content. A payload becomes the same bytes whatever context
 it is given (tests/test_workflow_runner.py checks it), so this runner's instances answer both
 questions with the workflow's own context, from outside the sandbox. Workflow code still runs
@@ -32,7 +32,7 @@ from temporalio.converter import (
 from temporalio.worker import WorkflowInstance, WorkflowInstanceDetails, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
-from data_converter import DATA_CONVERTER
+from host.converter import DATA_CONVERTER
 
 Activation = temporalio.bridge.proto.workflow_activation.WorkflowActivation
 Completion = temporalio.bridge.proto.workflow_completion.WorkflowActivationCompletion

@@ -3,7 +3,7 @@ every run pinned to the version that started it.
 
     python worker.py --deployment agent-lab --make-current     # build id: a hash of the code
 
-A worker with changed workflow code has another build id (worker.build_id), so it never replays
+A worker with changed workflow code has another build id (host.build.build_id), so it never replays
 a run it did not start: the runs in flight finish on the workers of their own version, and new
 runs go to the deployment's current version. `--make-current` makes this worker's version the
 current one once it polls (as `temporal worker deployment set-current-version` does); without
