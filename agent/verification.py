@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from agent.feedback import gist
+from agent.executed_calls import executed_call
 from agent.fingerprint import workspace_fingerprint
 from agent.policy import check_command, runs_later
 from agent.policy.findings import Finding
@@ -27,7 +27,7 @@ from agent.tools.paths import resolve_in_workspace
 from agent.tools.registry import TOOLS, Tool
 from agent.tools.search import SearchArgs
 from agent.tools.shell import RunCommandArgs
-from contracts import ActionProposal, ExecutedCall, ReasonCode, RiskLevel, ToolResult, Verdict
+from contracts import ActionProposal, ExecutedCall, ReasonCode, Verdict
 from contracts.approval import proposal_digest
 from contracts.effects import EarlierEffect
 from contracts.errors import InvalidPath, PathOutsideWorkspace, WalkTooLong
@@ -110,36 +110,6 @@ def verify(
     return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED, fingerprint=fingerprint)
 
 
-def executed_call(step: int, proposal: ActionProposal, verdict: Verdict, result: ToolResult) -> ExecutedCall | None:
-    """What to remember of a call that ran on fingerprinted files: a success, or a file tool's
-    failure (an edit refused, a text not found), which the same files give again. A command's
-    or an effect's failure, a timeout or an injected fault is not remembered: run again, it may
-    succeed."""
-    if not verdict.fingerprint:
-        return None
-    if result.ok:
-        said = result.summary()
-        if result.output.strip():
-            said += f" ({gist(result.output, limit=160, joiner=' / ')})"
-    elif _same_again(proposal, result):
-        said = f"{result.tool}: error: {gist(result.error or 'failed', limit=200, joiner=' / ')}"
-    else:
-        return None
-    return ExecutedCall(step=step, digest=proposal_digest(proposal), fingerprint=verdict.fingerprint, result=said)
-
-
-def _same_again(proposal: ActionProposal, result: ToolResult) -> bool:
-    """Whether a failed call would fail the same way on the same files: a file tool's would
-    (it reads nothing else); a command's, an effect's or a faulted one's may not."""
-    tool = TOOLS.get(proposal.tool or "")
-    return (
-        tool is not None
-        and tool.risk in (RiskLevel.READ, RiskLevel.WRITE)
-        and not result.timed_out
-        and not result.fault_injected
-    )
-
-
 def _same_call(executed: Sequence[ExecutedCall], digest: str, fingerprint: str) -> ExecutedCall | None:
     for earlier in reversed(executed):
         if earlier.digest == digest and earlier.fingerprint == fingerprint:
@@ -172,3 +142,7 @@ def describe_validation_error(error: ValidationError) -> str:
 
 def _reject(code: ReasonCode, message: str) -> Verdict:
     return Verdict(decision="reject", reason_code=code, message=message)
+
+
+# `executed_call` moved to agent.executed_calls (pure, for workflow code); still importable here.
+__all__ = ["describe_validation_error", "executed_call", "verify"]

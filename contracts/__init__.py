@@ -74,7 +74,17 @@ from contracts.postconditions import (
 )
 from contracts.provider import NoiseConfig, Price, ProviderConfig, Turn
 from contracts.queues import TASK_QUEUE
-from contracts.run import ForkOrigin, RunRequest, RunResult, RunSnapshot, Runtime, StepRecord, SubtaskOrigin
+from contracts.run import (
+    ForkOrigin,
+    RunRequest,
+    RunResult,
+    RunSnapshot,
+    Runtime,
+    StepRecord,
+    SubtaskOrigin,
+    SubtaskProgress,
+    TaskProgress,
+)
 from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.sandbox import SandboxReport
 from contracts.script import Script, ScriptedTask, parse_script
@@ -162,6 +172,8 @@ __all__ = [
     "ServiceCount",
     "StepRecord",
     "SubtaskOrigin",
+    "SubtaskProgress",
+    "TaskProgress",
     "TaskSpec",
     "ToolResult",
     "ToolSpec",

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from contracts.actions import ActionProposal, ExecutedCall, Verdict
 from contracts.approval import ApprovalDecision, PendingApproval
@@ -36,6 +36,54 @@ class StepRecord(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
+class TaskProgress(BaseModel):
+    """The plan task in progress: what a new task starts without (one assignment,
+    `TaskProgress(id=..., index=..., started_at=...)`), and a run continued as new carries."""
+
+    # The task (None before the plan and once the tasks are done) and its position in the plan.
+    id: str | None = None
+    index: int = 0
+    # The model's turns in the task.
+    turns: list[Turn] = Field(default_factory=list)
+    # The same turns in the artifact store: the reference of the latest (agent.conversation),
+    # which a proposal carries instead of the turns themselves.
+    conversation: str | None = None
+    # The postcondition status the model was last told in the task: a step that leaves it as
+    # it was says so in a few words instead of again in full.
+    status: str = ""
+    # The task's latest postcondition check, which still describes the workspace: a step that
+    # only read leaves it true, and is not checked again.
+    last_check: PostconditionResult | None = None
+    usage: Usage = Field(default_factory=Usage)
+    started_at: datetime | None = None
+    # Time spent waiting for a person: not charged to the task's wall-time budget.
+    waited_s: float = 0.0
+
+
+class SubtaskProgress(BaseModel):
+    """A run with parallel subtasks (RunRequest.parallel_subtasks): the version of its plan (1,
+    then one more for each revision) and the tasks whose work is merged, of every version."""
+
+    plan_version: int = 1
+    merged: list[str] = Field(default_factory=list)
+
+
+# Where the fields of the flat snapshot (recorded histories, continue-as-new inputs and forks
+# made before the grouping) went.
+_FLAT_TASK = {
+    "task_id": "id",
+    "task_index": "index",
+    "turns": "turns",
+    "conversation": "conversation",
+    "task_status": "status",
+    "last_check": "last_check",
+    "task_usage": "usage",
+    "task_started_at": "started_at",
+    "task_waited_s": "waited_s",
+}
+_FLAT_SUBTASKS = {"plan_version": "plan_version", "merged_tasks": "merged"}
+
+
 class RunSnapshot(BaseModel):
     """A durable run's whole state, as one typed object: what the workflow decides on, what
     continue-as-new carries to the next generation unchanged, and what the `progress` query
@@ -46,10 +94,7 @@ class RunSnapshot(BaseModel):
     generation: int = 1
     state: RunState = RunState.CREATED
     step: int = 0
-    # The plan task in progress (None before the plan and once the tasks are done) and its
-    # position in `plan`.
-    task_id: str | None = None
-    task_index: int = 0
+    task: TaskProgress = Field(default_factory=TaskProgress)
     workspace: str = ""
     # The last checkpoint: the git commit a rejected step rolls back to.
     checkpoint: str = ""
@@ -58,26 +103,12 @@ class RunSnapshot(BaseModel):
     # The plan's tasks in the order they run.
     plan: Plan | None = None
     steps: list[StepRecord] = Field(default_factory=list)
-    # The model's turns in the task in progress; a new task starts with none.
-    turns: list[Turn] = Field(default_factory=list)
-    # The same turns in the artifact store: the reference of the latest (agent.conversation),
-    # which a proposal carries instead of the turns themselves.
-    conversation: str | None = None
-    # The postcondition status the model was last told in the task in progress: a step that
-    # leaves it as it was says so in a few words instead of again in full.
-    task_status: str = ""
-    # The task's latest postcondition check, which still describes the workspace: a step that
-    # only read leaves it true, and is not checked again.
-    last_check: PostconditionResult | None = None
     usage: Usage = Field(default_factory=Usage)
-    task_usage: Usage = Field(default_factory=Usage)
     # The part of `usage` spent on nothing: failed attempts and rejected steps.
     wasted: Usage = Field(default_factory=Usage)
     started_at: datetime | None = None
-    task_started_at: datetime | None = None
     # Time spent waiting for a person: not charged to the wall-time budgets.
     waited_s: float = 0.0
-    task_waited_s: float = 0.0
     pending_approval: PendingApproval | None = None
     approvals: list[ApprovalDecision] = Field(default_factory=list)
     # Tool calls that ran and succeeded, for the repeated-action check.
@@ -89,15 +120,26 @@ class RunSnapshot(BaseModel):
     workspace_files: list[str] = Field(default_factory=list)
     # The last step's record (checkpoint, ledger events, turn), not written yet: the next
     # proposal's activity writes it first (fused steps), or the run's end does. `checkpoint`
-    # and `conversation` above are the ones before it.
+    # and `task.conversation` are the ones before it.
     pending_record: RecordStepInput | None = None
-    # A run with parallel subtasks (RunRequest.parallel_subtasks): the version of its plan
-    # (1, then one more for each revision) and the tasks whose work is merged, of every version.
-    plan_version: int = 1
-    merged_tasks: list[str] = Field(default_factory=list)
+    subtasks: SubtaskProgress = Field(default_factory=SubtaskProgress)
     # What the run holds on the host's disk, for its RunBudget.max_disk_bytes: the workspace and
     # checkpoints as the last step's record measured them, the artifacts its results refer to.
     disk: DiskUse = Field(default_factory=DiskUse)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _grouped(cls, data: Any) -> Any:
+        """The flat form (task-level fields side by side with the run's) still reads: a run
+        recorded or continued as new before the grouping carries it."""
+        if not isinstance(data, dict) or not (_FLAT_TASK.keys() | _FLAT_SUBTASKS.keys()) & data.keys():
+            return data
+        data = dict(data)
+        for group, fields in (("task", _FLAT_TASK), ("subtasks", _FLAT_SUBTASKS)):
+            flat = {new: data.pop(old) for old, new in fields.items() if old in data}
+            if flat and group not in data:
+                data[group] = flat
+        return data
 
 
 class ForkOrigin(BaseModel):

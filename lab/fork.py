@@ -31,6 +31,7 @@ from contracts import (
     RunSnapshot,
     RunState,
     StepRecord,
+    TaskProgress,
     ToolResult,
     Turn,
     Usage,
@@ -168,18 +169,21 @@ def snapshot_after(final: RunSnapshot, k: int, task_ended: bool) -> RunSnapshot:
         state = RunState.COMMITTED if last.outcome == "committed" else RunState.REJECTED
     task_id = ids[index] if index < len(ids) else None
     in_task = [] if task_ended or k == 0 else [step for step in steps if step.task_id == task_id]
+    task = TaskProgress(
+        id=task_id,
+        index=index,
+        turns=_turns(final, in_task),
+        usage=sum((step.usage for step in in_task), Usage()),
+    )
     return RunSnapshot(
         state=state,
         step=k,
-        task_id=task_id,
-        task_index=index,
+        task=task,
         sandbox=final.sandbox,
         goal_spec=final.goal_spec,
         plan=final.plan,
         steps=steps,
-        turns=_turns(final, in_task),
         usage=sum((step.usage for step in steps), Usage()),
-        task_usage=sum((step.usage for step in in_task), Usage()),
         wasted=sum((step.usage for step in steps if step.outcome == "rejected"), Usage()),
         approvals=[approval for approval in final.approvals if approval.step <= k],
         executed=[call for call in final.executed if call.step <= k],
@@ -193,7 +197,7 @@ def _turns(final: RunSnapshot, steps: list[StepRecord]) -> list[Turn]:
     """The model's turns for `steps`: the parent's own where it still holds them (its last
     task's), else rebuilt from the step records (what was said of a committed step is then
     its result and check, not the parent's exact words)."""
-    kept = {turn.step: turn for turn in final.turns}
+    kept = {turn.step: turn for turn in final.task.turns}
     return [kept.get(step.step) or _turn(step) for step in steps]
 
 

@@ -3,7 +3,10 @@ several times and finishes exactly as an uninterrupted run would, its typed stat
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import AsyncIterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from agent.ledger import ledger_path, read_events, verify_ledger
 from agent.postconditions import check
-from contracts import RunState
+from contracts import RunRequest, RunSnapshot, RunState, SubtaskProgress, TaskProgress, Usage
 from host.build import build_worker
 from host.converter import DATA_CONVERTER
 from lab.catalog import Task
@@ -100,3 +103,43 @@ async def test_the_invariants_read_every_generation_as_one_run(
     for number, generation in enumerate(generations, 1):
         alone = check_run(gather(request.run_id, ledger, [generation]))
         assert alone.clean, (number, [str(found) for found in alone.violations])
+
+
+def test_a_generation_carried_in_the_flat_form_still_reads() -> None:
+    """A run that continued as new before the task-level fields were grouped carries them side
+    by side (tests/histories/retired/continued.json holds such an input): they read into the
+    task in progress and the subtasks' progress."""
+    history = json.loads((Path(__file__).parent / "histories" / "retired" / "continued.json").read_text())
+    [continued] = [e for e in history["events"] if e["eventType"] == "EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW"]
+    payload = continued["workflowExecutionContinuedAsNewEventAttributes"]["input"]["payloads"][0]
+    request = json.loads(base64.b64decode(payload["data"]))
+    flat = request["resume"]
+    assert {"turns", "task_usage", "task_started_at"} <= flat.keys()
+    carried = RunRequest.model_validate(request).resume
+    assert carried is not None and carried.generation == 2
+    assert [turn.step for turn in carried.task.turns] == [1] and carried.task.index == 0
+    assert carried.task.usage == Usage.model_validate(flat["task_usage"])
+    assert carried.task.started_at == datetime.fromisoformat(flat["task_started_at"])
+
+    grouped = RunSnapshot.model_validate(
+        {
+            "step": 3,
+            "task_id": "b",
+            "task_status": "1/2 hold",
+            "task_waited_s": 4.0,
+            "plan_version": 2,
+            "merged_tasks": ["a"],
+        }
+    )
+    assert grouped.task == TaskProgress(id="b", status="1/2 hold", waited_s=4.0)
+    assert grouped.subtasks == SubtaskProgress(plan_version=2, merged=["a"])
+    # And the grouped form goes through JSON unchanged (the query, the next generation).
+    assert RunSnapshot.model_validate_json(grouped.model_dump_json()) == grouped
+
+
+def test_a_new_task_starts_from_a_clean_task_progress() -> None:
+    """One assignment resets every task-level field (workflows.task_steps.run_task)."""
+    assert set(TaskProgress.model_fields) == {
+        "id", "index", "turns", "conversation", "status", "last_check", "usage", "started_at", "waited_s"
+    }  # fmt: skip
+    assert "turns" not in RunSnapshot.model_fields and "task_usage" not in RunSnapshot.model_fields

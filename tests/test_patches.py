@@ -1,25 +1,32 @@
-"""A run decides its patches in its first workflow task (workflows.patches): a query that
-splits a later workflow task around a local activity cannot then make its replay ask a patch
-before the patch's marker is known."""
+"""Every patch is retired (workflows.patches, docs/decisions/0006): a run asks the three a run
+of the build before the cut marked, deprecated, in its first workflow task, and nothing else.
+What the SDK does with those markers is checked here, on the histories it left."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHistory
+from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
 from contracts import RunState
+from contracts.activity_names import RETIRED
 from host.build import build_worker
+from host.converter import DATA_CONVERTER
 from lab.catalog import Task
 from lab.durable_start import start_durable_run
 from lab.run_request import build_request
+from tests.histories import stored
+from workflows import AgentRunWorkflow, patches
 from workflows.outcome import run_result
-from workflows.patches import DECIDED_AT_START, EARLIER, FUSED_STEPS, RUN_DISK_BUDGET, Patches
+
+HISTORIES = Path(__file__).parent / "histories"
 
 
-async def test_a_new_run_marks_its_patches_in_its_first_workflow_task(
+async def test_a_new_run_marks_the_retired_patches_deprecated_in_its_first_workflow_task(
     client: Client, task_queue: str, bugfix_task: Task
 ) -> None:
     async with build_worker(client, task_queue):
@@ -28,7 +35,7 @@ async def test_a_new_run_marks_its_patches_in_its_first_workflow_task(
     events = [event async for event in handle.fetch_history_events()]
     first_task_done = next(e.event_id for e in events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
     marked = [
-        (event.event_id, json.loads(payload.data)["id"])
+        (event.event_id, json.loads(payload.data))
         for event in events
         if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
         and event.marker_recorded_event_attributes.marker_name == "core_patch"
@@ -36,28 +43,38 @@ async def test_a_new_run_marks_its_patches_in_its_first_workflow_task(
     ]
     # Recorded with the first task's commands, before its first activity; no patch after it.
     first_activity = next(e.event_id for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-    assert [patch for _, patch in marked] == [DECIDED_AT_START, FUSED_STEPS, RUN_DISK_BUDGET]
+    assert [(patch["id"], patch["deprecated"]) for _, patch in marked] == [(p, True) for p in patches.DEPRECATED]
     assert all(first_task_done < event_id < first_activity for event_id, _ in marked)
-    # And every earlier behaviour is on: the plan drafted by `draft_plan`, a read run locally;
-    # and the fused steps: a read verified with it, a write executed and checked together.
-    scheduled = [
+    scheduled = {
         e.activity_task_scheduled_event_attributes.activity_type.name
         for e in events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    ]
-    assert "draft_plan" in scheduled and "plan" not in scheduled
-    assert "execute_and_check" in scheduled and "execute_tool" not in scheduled
-    local = [
-        json.loads(e.marker_recorded_event_attributes.details["data"].payloads[0].data)
-        for e in events
-        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
-        and e.marker_recorded_event_attributes.marker_name == "core_local_activity"
-    ]
-    ran_locally = [marker["activity_type"] for marker in local]
-    assert "verify_and_read" in ran_locally and "execute_read_only_tool" not in ran_locally
+    }
+    assert {"draft_plan", "record_then_propose", "execute_and_check"} <= scheduled
+    assert not scheduled & RETIRED
 
 
-def test_a_patch_asked_further_into_the_run_is_refused() -> None:
-    assert "read-only-steps" in EARLIER
-    with pytest.raises(ValueError, match="decide it at start"):
-        Patches(decided_at_start=True).on("a-new-behaviour")
+async def _replay_without_asking(name: str, monkeypatch: pytest.MonkeyPatch) -> BaseException | None:
+    """Replayed by a workflow that no longer asks any patch: the build after the next cut."""
+    monkeypatch.setattr(patches, "DEPRECATED", ())
+    stored.install()
+    history = WorkflowHistory.from_json(name, json.loads((HISTORIES / f"{name}.json").read_text()))
+    # Unsandboxed: the sandbox would import workflows.patches afresh, without the change.
+    replayer = Replayer(
+        workflows=[AgentRunWorkflow], data_converter=DATA_CONVERTER, workflow_runner=UnsandboxedWorkflowRunner()
+    )
+    return (await replayer.replay_workflow(history, raise_on_replay_failure=False)).replay_failure
+
+
+async def test_a_live_marker_nobody_asks_for_fails_the_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why the retired patches are still asked: a run of the build before the cut marked them
+    live, and the SDK refuses a live marker no code asks for. (test_replay replays the same
+    history with them asked.)"""
+    failure = await _replay_without_asking("before_the_cut", monkeypatch)
+    assert failure is not None and "Non-deprecated patch marker" in str(failure)
+
+
+async def test_a_deprecated_marker_needs_no_asking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why they may go later: a run of this build marks them deprecated, which a build that no
+    longer asks them replays, once no run of the build before the cut is left."""
+    assert await _replay_without_asking("bugfix_median", monkeypatch) is None

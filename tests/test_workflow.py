@@ -220,7 +220,7 @@ async def test_progress_query_shows_state_and_steps_while_running(client: Client
             if progress.step == 2:
                 break
             await asyncio.sleep(0.05)
-        assert progress.state == RunState.PROPOSING and progress.task_id == "only"
+        assert progress.state == RunState.PROPOSING and progress.task.id == "only"
         assert [s.step for s in progress.steps] == [1]
         assert (await handle.query(AgentRunWorkflow.progress, 1)).steps == []
         release.set()

@@ -21,19 +21,21 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.model_calls import compile_goal, draft_plan, plan
-    from activities.workspace import prepare_workspace
     from contracts import (
         CompileGoalInput,
+        CompileGoalResult,
         DraftPlanInput,
+        DraftPlanResult,
         Plan,
         PostconditionResult,
         PrepareWorkspaceInput,
+        PrepareWorkspaceResult,
         RunRequest,
         RunResult,
         RunSnapshot,
         RunState,
     )
+    from contracts import activity_names as named
     from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval
     from workflows import activity_options as options
     from workflows import calls, visibility
@@ -41,7 +43,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.fork_start import start_fork
     from workflows.ledger_entries import about_run
     from workflows.outcome import not_completed
-    from workflows.patches import DRAFT_PLAN_ACTIVITY, NOT_COMPLETED_FAILS
     from workflows.run import Run
     from workflows.subtask_run import run_subtask
     from workflows.subtasks import run_in_parallel
@@ -144,7 +145,7 @@ class AgentRunWorkflow:
 async def _task_by_task(run: Run) -> tuple[PostconditionResult | None, str]:
     """The plan's tasks one after the other, in its topological order, in the run's workspace."""
     request, snapshot = run.request, run.snapshot
-    first = snapshot.task_index if request.resume is not None else 0
+    first = snapshot.task.index if request.resume is not None else 0
     if request.resume is None:
         await _start(run)
     tasks = snapshot.plan.tasks if snapshot.plan else []
@@ -161,22 +162,22 @@ async def _start(run: Run) -> None:
     snapshot.started_at = workflow.now()
     run.move(S.PREPARING)
     prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
-    workspace = await calls.call(prepare_workspace, prepared, options.PREPARE, "copy the fixture")
+    workspace = await calls.call(
+        named.PREPARE_WORKSPACE, prepared, PrepareWorkspaceResult, options.PREPARE, "copy the fixture"
+    )
     snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = workspace.path, workspace.checkpoint, workspace.sandbox
     snapshot.workspace_files = workspace.files
 
     run.move(S.COMPILING_GOAL)
     goal = CompileGoalInput(provider=request.provider, goal=request.goal, acceptance=request.acceptance)
-    compiled = await calls.call(compile_goal, goal, options.MODEL, "interpret the goal")
+    compiled = await calls.call(named.COMPILE_GOAL, goal, CompileGoalResult, options.MODEL, "interpret the goal")
     snapshot.usage += compiled.usage + compiled.failed_attempts
     snapshot.wasted += compiled.failed_attempts
     snapshot.goal_spec = compiled.goal_spec
 
     run.move(S.PLANNING)
     planning = DraftPlanInput(provider=request.provider, goal_spec=compiled.goal_spec)
-    # Runs started before the activity's rename schedule it under its old name.
-    drafting = draft_plan if run.patches.on(DRAFT_PLAN_ACTIVITY) else plan
-    planned = await calls.call(drafting, planning, options.MODEL, "draft a plan")
+    planned = await calls.call(named.DRAFT_PLAN, planning, DraftPlanResult, options.MODEL, "draft a plan")
     snapshot.usage += planned.usage + planned.failed_attempts
     snapshot.wasted += planned.failed_attempts
     snapshot.plan = Plan(tasks=planned.plan.topological_order())
@@ -196,7 +197,7 @@ async def _accept(run: Run) -> tuple[PostconditionResult, str]:
     """The goal's declared postconditions decide between COMPLETED and FAILED."""
     await calls.flush(run)
     run.move(S.ACCEPTING)
-    run.snapshot.task_id = None
+    run.snapshot.task.id = None
     goal_spec = run.snapshot.goal_spec
     acceptance = await calls.check(run, goal_spec.acceptance if goal_spec else [], "check the goal's acceptance")
     reason = (
@@ -241,7 +242,7 @@ async def _finish(run: Run, acceptance: PostconditionResult | None, reason: str)
         await calls.append_to_ledger(run, [finished])
     if request.search_attributes:
         workflow.upsert_search_attributes([visibility.OUTCOME.value_set(run.fsm.state.value)])
-    if result.outcome != S.COMPLETED and run.patches.on(NOT_COMPLETED_FAILS):
+    if result.outcome != S.COMPLETED:
         # Shown as Failed in the Web UI's list, not as a success; the result goes with it.
         raise not_completed(result)
     return result

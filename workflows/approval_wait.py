@@ -37,7 +37,7 @@ async def await_approval(run: Run, task: PlanTask, proposal: ActionProposal, ver
         raise as_run_failure(IllegalTransition(run.fsm.state, "a decision nobody made"))
     waited = (workflow.now() - requested_at).total_seconds()
     snapshot.waited_s += waited
-    snapshot.task_waited_s += waited
+    snapshot.task.waited_s += waited
     snapshot.pending_approval = None
     snapshot.approvals.append(decision)
     await calls.append_to_ledger(

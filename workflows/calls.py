@@ -1,21 +1,15 @@
-"""How the workflow calls its activities: each with the options `activity_options` gives its
-kind, and a summary the Web UI shows. Short deterministic-input work (verification, closing a
-step, the ledger) runs as local activities."""
+"""How the workflow calls its activities: by name (contracts.activity_names), never by importing
+them, each with the options `activity_options` gives its kind, the type its result decodes to,
+and a summary the Web UI shows. Short deterministic-input work (verification, closing a step,
+the ledger) runs as local activities."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.execution import execute_read_only_tool
-    from activities.fused import execute_and_check, record_then_propose, verify_and_read
-    from activities.ledger import append_ledger
-    from activities.postconditions import check_postconditions
-    from activities.step_records import record_step
-    from activities.verification import verify_proposal
     from agent.earlier_effects import for_rule
     from contracts import (
         ActionProposal,
@@ -28,12 +22,13 @@ with workflow.unsafe.imports_passed_through():
         PostconditionResult,
         ProposeActionInput,
         ProposeActionResult,
+        RecordedThenProposed,
         RecordThenProposeInput,
-        ToolResult,
         Verdict,
         VerifiedRead,
         VerifyAndReadInput,
     )
+    from contracts import activity_names as named
     from contracts.approval import proposal_digest
     from contracts.effects import EarlierEffect
     from contracts.envelopes import AppendLedgerInput, RecordStepInput, RecordStepResult, VerifyProposalInput
@@ -41,14 +36,14 @@ with workflow.unsafe.imports_passed_through():
     from workflows import activity_options as options
     from workflows.run import Run
 
-In = TypeVar("In")
 Out = TypeVar("Out")
 
 
-async def call(fn: Callable[[In], Awaitable[Out]], arg: In, opts: options.ActivityOptions, summary: str) -> Out:
+async def call(name: str, arg: object, result_type: type[Out], opts: options.ActivityOptions, summary: str) -> Out:
     return await workflow.execute_activity(
-        fn,
+        name,
         arg,
+        result_type=result_type,
         start_to_close_timeout=opts.start_to_close,
         schedule_to_close_timeout=opts.schedule_to_close,
         heartbeat_timeout=opts.heartbeat,
@@ -64,7 +59,8 @@ def checking(run: Run, postconditions: list[Postcondition]) -> CheckPostconditio
 
 
 async def check(run: Run, postconditions: list[Postcondition], summary: str) -> PostconditionResult:
-    return await call(check_postconditions, checking(run, postconditions), options.CHECK, summary)
+    asked = checking(run, postconditions)
+    return await call(named.CHECK_POSTCONDITIONS, asked, PostconditionResult, options.CHECK, summary)
 
 
 async def execute_then_check(
@@ -72,7 +68,7 @@ async def execute_then_check(
 ) -> ExecutedAndChecked:
     """The call, and the task's postconditions after it if it succeeded (activities/fused.py)."""
     asked = ExecuteAndCheckInput(execution=execution, check=checking(run, postconditions) if postconditions else None)
-    return await call(execute_and_check, asked, options.EXECUTE_AND_CHECK, summary)
+    return await call(named.EXECUTE_AND_CHECK, asked, ExecutedAndChecked, options.EXECUTE_AND_CHECK, summary)
 
 
 def _earlier_runs(run: Run, proposal: ActionProposal) -> list[ExecutedCall]:
@@ -91,7 +87,7 @@ def _earlier_effects(run: Run, proposal: ActionProposal) -> list[EarlierEffect]:
 
 async def verify(run: Run, proposal: ActionProposal) -> Verdict:
     return await workflow.execute_local_activity(
-        verify_proposal,
+        named.VERIFY_PROPOSAL,
         VerifyProposalInput(
             workspace=run.snapshot.workspace,
             proposal=proposal,
@@ -99,6 +95,7 @@ async def verify(run: Run, proposal: ActionProposal) -> Verdict:
             executed=_earlier_runs(run, proposal),
             effects=_earlier_effects(run, proposal),
         ),
+        result_type=Verdict,
         start_to_close_timeout=options.VERIFY.start_to_close,
         retry_policy=options.VERIFY.retry,
         summary=f"step {run.snapshot.step}: verify {proposal.describe()}",
@@ -110,35 +107,25 @@ async def verify_then_read(run: Run, execution: ExecuteToolInput) -> VerifiedRea
     result started (activities/fused.py)."""
     proposal = execution.proposal
     return await workflow.execute_local_activity(
-        verify_and_read,
+        named.VERIFY_AND_READ,
         VerifyAndReadInput(
             execution=execution,
             profile=run.request.profile,
             executed=_earlier_runs(run, proposal),
             effects=_earlier_effects(run, proposal),
         ),
+        result_type=VerifiedRead,
         start_to_close_timeout=options.READ.start_to_close,
         retry_policy=options.READ.retry,
         summary=f"step {run.snapshot.step}: verify and read {proposal.describe()}",
     )
 
 
-async def read(execution: ExecuteToolInput, summary: str) -> ToolResult:
-    """A read-only tool (agent.tools.registry.READ_ONLY_TOOLS), in the workflow task that
-    verified it: no round trip through the server's task queue for a file read."""
-    return await workflow.execute_local_activity(
-        execute_read_only_tool,
-        execution,
-        start_to_close_timeout=options.READ.start_to_close,
-        retry_policy=options.READ.retry,
-        summary=summary,
-    )
-
-
 async def record(closing: RecordStepInput) -> RecordStepResult:
     return await workflow.execute_local_activity(
-        record_step,
+        named.RECORD_STEP,
         closing,
+        result_type=RecordStepResult,
         start_to_close_timeout=options.RECORD.start_to_close,
         retry_policy=options.RECORD.retry,
         summary=f"step {closing.step}: {_closing(closing)}",
@@ -152,9 +139,8 @@ async def propose(run: Run, asked: ProposeActionInput, summary: str) -> ProposeA
     pending = snapshot.pending_record
     if pending is not None:
         summary += f"; step {pending.step}: {_closing(pending)}"
-    done = await call(
-        record_then_propose, RecordThenProposeInput(record=pending, propose=asked), options.MODEL, summary
-    )
+    asked_both = RecordThenProposeInput(record=pending, propose=asked)
+    done = await call(named.RECORD_THEN_PROPOSE, asked_both, RecordedThenProposed, options.MODEL, summary)
     if done.recorded is not None:
         _recorded(run, done.recorded)
     return done.proposed
@@ -174,7 +160,7 @@ async def flush(run: Run) -> None:
 
 def _recorded(run: Run, recorded: RecordStepResult) -> None:
     run.snapshot.checkpoint = recorded.checkpoint
-    run.snapshot.conversation = recorded.conversation
+    run.snapshot.task.conversation = recorded.conversation
     if recorded.disk is not None:
         run.snapshot.disk = run.snapshot.disk.measured(recorded.disk)
     run.snapshot.pending_record = None
@@ -186,7 +172,7 @@ def _closing(closing: RecordStepInput) -> str:
 
 async def append_to_ledger(run: Run, events: list[LedgerEntry]) -> None:
     await workflow.execute_local_activity(
-        append_ledger,
+        named.APPEND_LEDGER,
         AppendLedgerInput(run_id=run.run_id, entries=events),
         start_to_close_timeout=options.RECORD.start_to_close,
         retry_policy=options.RECORD.retry,

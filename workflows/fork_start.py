@@ -11,8 +11,8 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.workspace import prepare_fork
-    from contracts import PrepareForkInput
+    from contracts import PrepareForkInput, PrepareForkResult
+    from contracts import activity_names as named
     from workflows import activity_options as options
     from workflows import calls
     from workflows.ledger_entries import about_run
@@ -27,19 +27,19 @@ async def start_fork(run: Run) -> None:
     # The fork's wall-time budgets count from its own start, as its usage goes on from the
     # parent's after step K.
     now = workflow.now()
-    snapshot.started_at = snapshot.task_started_at = now
+    snapshot.started_at = snapshot.task.started_at = now
     asked = PrepareForkInput(
         world_id=request.world_id,
         parent_workspace=origin.parent_workspace,
         checkpoint=origin.checkpoint,
-        turns=snapshot.turns,
+        turns=snapshot.task.turns,
         parent_world_id=origin.parent_world_id,
         effect_keys=origin.effect_keys,
     )
     summary = f"restore {origin.parent_run_id}'s checkpoint after step {origin.from_step}"
-    prepared = await calls.call(prepare_fork, asked, options.PREPARE, summary)
+    prepared = await calls.call(named.PREPARE_FORK, asked, PrepareForkResult, options.PREPARE, summary)
     snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = prepared.path, prepared.checkpoint, prepared.sandbox
-    snapshot.conversation = prepared.conversation
+    snapshot.task.conversation = prepared.conversation
     about = about_run(request, snapshot)  # its checkpoint: the parent's after step K, restored
     forked = run.entries.entry(
         "forked",

@@ -3,8 +3,8 @@
 Temporal's Web UI lists a workflow as Completed or Failed and nothing finer, so a run that
 returned its BUDGET_EXHAUSTED result would show as a green success. A run whose outcome is
 not COMPLETED therefore fails the workflow with a non-retryable ApplicationError of type
-`AgentRunNotCompleted`, whose first detail is the whole RunResult (docs/decisions/0003;
-runs started before it, `workflows.patches.NOT_COMPLETED_FAILS`, return it).
+`AgentRunNotCompleted`, whose first detail is the whole RunResult (docs/decisions/0003; runs
+started before it returned it, on builds before docs/decisions/0006).
 Clients read either ending the same way with `run_result`.
 """
 

@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.approval import ApprovalDecision
     from contracts.errors import IllegalTransition
     from workflows.ledger_entries import EntryMaker
-    from workflows.patches import Patches
+    from workflows.patches import deprecate_retired
     from workflows.state_machine import StateMachine, as_run_failure
 
 
@@ -28,7 +28,6 @@ class Run:
     snapshot: RunSnapshot
     fsm: StateMachine
     entries: EntryMaker
-    patches: Patches
     # Set by the approve or deny update, taken by the step that waits for it.
     decision: ApprovalDecision | None = None
 
@@ -39,7 +38,8 @@ class Run:
         snapshot = request.resume or RunSnapshot()
         entries = EntryMaker(workflow.info().workflow_id)
         # In the workflow's first task (it is built by @workflow.init): see workflows.patches.
-        return cls(request, snapshot, StateMachine(snapshot.state), entries, Patches.decide())
+        deprecate_retired()
+        return cls(request, snapshot, StateMachine(snapshot.state), entries)
 
     @property
     def run_id(self) -> str:
@@ -51,13 +51,12 @@ class Run:
         except IllegalTransition as error:
             raise as_run_failure(error) from None
         self.snapshot.state = target
-        where = f" · task {self.snapshot.task_id}" if self.snapshot.task_id else ""
+        where = f" · task {self.snapshot.task.id}" if self.snapshot.task.id else ""
         workflow.set_current_details(f"**{target}** · step {self.snapshot.step}{where}")
 
-    def disk(self) -> DiskUse | None:
-        """What the run holds on the host's disk, for its budget; None in a run started before
-        the disk budget (workflows.patches.RUN_DISK_BUDGET), which does not count it."""
-        return self.snapshot.disk if self.patches.run_disk_budget else None
+    def disk(self) -> DiskUse:
+        """What the run holds on the host's disk, for its budget."""
+        return self.snapshot.disk
 
     def elapsed_s(self, since: datetime | None) -> float:
         return (workflow.now() - since).total_seconds() if since else 0.0
@@ -66,11 +65,12 @@ class Run:
         """Hand the whole state to a fresh history: it is the next generation's input."""
         await workflow.wait_condition(workflow.all_handlers_finished)
         now = workflow.now()
+        task = self.snapshot.task.model_copy(update={"started_at": self.snapshot.task.started_at or now})
         carried = self.snapshot.model_copy(
             update={
                 "generation": self.snapshot.generation + 1,
                 "started_at": self.snapshot.started_at or now,
-                "task_started_at": self.snapshot.task_started_at or now,
+                "task": task,
             }
         )
         workflow.continue_as_new(self.request.model_copy(update={"resume": carried}))

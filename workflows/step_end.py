@@ -10,9 +10,9 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from agent.step_log import Outcome, StepLog
-    from agent.tools.registry import READ_ONLY_TOOLS
     from contracts import ActionProposal, PlanTask, PostconditionResult, RunState, ToolResult, Turn, Usage, Verdict
     from contracts.envelopes import RecordStepInput
+    from contracts.tools import READ_ONLY_TOOLS
     from workflows import calls, tracing
     from workflows.run import Run
 
@@ -33,9 +33,9 @@ class StepEnd:
 
 async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = False, last: bool = False) -> None:
     """`moved`: the run already moved to where the step leaves it (a model that gave up).
-    `last`: the step ends its task. A fused run's other steps leave their record to the next
-    proposal's activity (calls.propose): a local activity fewer a step; the
-    record is still decided here, and a run that ends first writes it at its end."""
+    `last`: the step ends its task. Other steps that wrote nothing leave their record to the
+    next proposal's activity (calls.propose): a local activity fewer a step; the record is
+    still decided here, and a run that ends first writes it at its end."""
     snapshot = run.snapshot
     if not moved:
         run.move(RunState.COMMITTED if end.outcome == "committed" else RunState.REJECTED)
@@ -62,14 +62,14 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
         message=end.proposal.describe() if end.proposal else "unusable answer",
         entries=events,
         turn=turn,
-        previous=snapshot.conversation,
+        previous=snapshot.task.conversation,
     )
-    if run.patches.fused_steps and not (moved or last or _may_have_written(run, end)):
+    if not (moved or last or _may_have_written(end)):
         snapshot.pending_record = closing
     else:
         await calls.flush(run)  # (none waits: every step starts with a proposal, which wrote it)
         await calls.close_step(run, closing)
-    StepLog(steps=snapshot.steps, turns=snapshot.turns).record(
+    StepLog(steps=snapshot.steps, turns=snapshot.task.turns).record(
         step,
         task.id,
         end.outcome,
@@ -83,8 +83,8 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
     )
 
 
-def _may_have_written(run: Run, end: StepEnd) -> bool:
-    """A tool that may write ran in the step: under the run's disk budget its record (and the
-    disk measured after its checkpoint or rollback) is written now, not with the next proposal,
-    so the budget's check before that proposal reads the disk the step left."""
-    return run.patches.run_disk_budget and end.result is not None and end.result.tool not in READ_ONLY_TOOLS
+def _may_have_written(end: StepEnd) -> bool:
+    """A tool that may write ran in the step: its record (and the disk measured after its
+    checkpoint or rollback) is written now, not with the next proposal, so the run's disk
+    budget, checked before that proposal, reads the disk the step left."""
+    return end.result is not None and end.result.tool not in READ_ONLY_TOOLS

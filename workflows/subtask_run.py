@@ -16,8 +16,8 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.subtasks import prepare_subtask
-    from contracts import Plan, PrepareSubtaskInput, RunState
+    from contracts import Plan, PrepareSubtaskInput, PrepareWorkspaceResult, RunState
+    from contracts import activity_names as named
     from workflows import activity_options as options
     from workflows import calls
     from workflows.ledger_entries import about_run
@@ -41,7 +41,7 @@ async def run_subtask(run: Run) -> str:
             run_id=run.run_id, parent_workspace=origin.parent_workspace, checkpoint=origin.checkpoint
         )
         summary = f"a worktree of {origin.parent_run_id}'s workspace for task {origin.task.id}"
-        prepared = await calls.call(prepare_subtask, asked, options.PREPARE, summary)
+        prepared = await calls.call(named.PREPARE_SUBTASK, asked, PrepareWorkspaceResult, options.PREPARE, summary)
         snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = prepared.path, prepared.checkpoint, prepared.sandbox
         snapshot.workspace_files = origin.workspace_files
         # Its dependencies' work is in the worktree already: the task alone is its plan.

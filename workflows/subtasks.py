@@ -24,12 +24,12 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.model_calls import draft_plan
-    from activities.subtasks import merge_subtask
     from agent.budget import Spent, exhausted, for_subtask
     from contracts import (
         DraftPlanInput,
+        DraftPlanResult,
         MergeSubtaskInput,
+        MergeSubtaskResult,
         Plan,
         PlanRevision,
         PlanTask,
@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         SubtaskOrigin,
         Usage,
     )
+    from contracts import activity_names as named
     from contracts.errors import MergeConflict
     from contracts.ledger import LedgerEntry
     from workflows import activity_options as options
@@ -55,34 +56,34 @@ async def run_in_parallel(run: Run) -> str | None:
     snapshot, budget = run.snapshot, run.request.budget
     while True:
         plan = snapshot.plan.tasks if snapshot.plan else []
-        remaining = [task for task in plan if task.id not in snapshot.merged_tasks]
+        remaining = [task for task in plan if task.id not in snapshot.subtasks.merged]
         if not remaining:
             return None
         spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at), disk=run.disk())
         if reason := exhausted(budget, spent, Spent(0, Usage(), 0.0), budget.max_steps_per_task):
             run.move(S.BUDGET_EXHAUSTED)
             return f"{reason} after {snapshot.step} steps, before tasks {', '.join(t.id for t in remaining)}"
-        ready = [task for task in remaining if set(task.depends_on) <= set(snapshot.merged_tasks)]
+        ready = [task for task in remaining if set(task.depends_on) <= set(snapshot.subtasks.merged)]
         if not ready:
             # Not in a plan that validated (a DAG, its done tasks merged): said, never looped on.
             run.move(S.FAILED)
-            return f"no task of plan v{snapshot.plan_version} can start: {', '.join(t.id for t in remaining)}"
+            return f"no task of plan v{snapshot.subtasks.plan_version} can start: {', '.join(t.id for t in remaining)}"
         run.move(S.DELEGATING)
         ended = await asyncio.gather(*(_child(run, task, spent) for task in ready))
         for result in ended:
             # The children's stored output is the run's; their worktrees and the objects their
             # checkpoints add to the shared repository are not measured here.
-            if run.patches.run_disk_budget and result.disk is not None:
+            if result.disk is not None:
                 snapshot.disk = snapshot.disk.with_artifact(result.disk.artifact_bytes)
         run.move(S.MERGING)
         failures = await _merge(run, ready, ended)
         if not failures:
             continue
         why = "; ".join(failures)
-        if snapshot.plan_version > budget.max_plan_revisions:
+        if snapshot.subtasks.plan_version > budget.max_plan_revisions:
             out_of_budget = any(result.outcome == S.BUDGET_EXHAUSTED for result in ended)
             run.move(S.BUDGET_EXHAUSTED if out_of_budget else S.FAILED)
-            return f"{why} (plan v{snapshot.plan_version}, no revision left)"
+            return f"{why} (plan v{snapshot.subtasks.plan_version}, no revision left)"
         if (refused := await _revise(run, why)) is not None:
             return refused
 
@@ -95,13 +96,13 @@ async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
     """The task's child run to its end, whatever its outcome."""
     request, snapshot = run.request, run.snapshot
     # From the request's run id, not the workflow's (the same, but a replay names it otherwise).
-    child_id = subtask_run_id(request.run_id, snapshot.plan_version, task.id)
+    child_id = subtask_run_id(request.run_id, snapshot.subtasks.plan_version, task.id)
     origin = SubtaskOrigin(
         parent_run_id=run.run_id,
         parent_workspace=snapshot.workspace,
         checkpoint=snapshot.checkpoint,
         task=task,
-        plan_version=snapshot.plan_version,
+        plan_version=snapshot.subtasks.plan_version,
         workspace_files=snapshot.workspace_files,
         effects=snapshot.effects,
     )
@@ -124,7 +125,7 @@ async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
             id=child_id,
             result_type=RunResult,
             search_attributes=_searchable(request),
-            static_summary=f"subtask {task.id} of {run.run_id} (plan v{snapshot.plan_version})",
+            static_summary=f"subtask {task.id} of {run.run_id} (plan v{snapshot.subtasks.plan_version})",
         )
     except ChildWorkflowError as error:
         return _not_completed(child, error)
@@ -153,7 +154,7 @@ async def _merge(run: Run, ready: list[PlanTask], ended: list[RunResult]) -> lis
     """Each completed child's work merged, in the plan's order (a dependency order); what the
     run's plan must be revised for: children that did not complete, work that did not merge."""
     snapshot = run.snapshot
-    version = snapshot.plan_version
+    version = snapshot.subtasks.plan_version
     failures: list[str] = []
     events: list[LedgerEntry] = []
     for task, result in zip(ready, ended, strict=True):
@@ -184,7 +185,8 @@ async def _merge(run: Run, ready: list[PlanTask], ended: list[RunResult]) -> lis
             workspace=snapshot.workspace, commit=result.checkpoint, subtask_run_id=result.run_id, task_id=task.id
         )
         try:
-            merged = await calls.call(merge_subtask, merging, options.PREPARE, f"merge task {task.id}")
+            summary = f"merge task {task.id}"
+            merged = await calls.call(named.MERGE_SUBTASK, merging, MergeSubtaskResult, options.PREPARE, summary)
         except ActivityError as error:
             cause = error.cause
             if not (isinstance(cause, ApplicationError) and cause.type == MergeConflict.__name__):
@@ -193,7 +195,7 @@ async def _merge(run: Run, ready: list[PlanTask], ended: list[RunResult]) -> lis
             events.append(run.entries.entry("merge_conflict", workflow.now(), where=where, reason=cause.message))
             continue
         snapshot.checkpoint = merged.checkpoint
-        snapshot.merged_tasks.append(task.id)
+        snapshot.subtasks.merged.append(task.id)
         events.append(run.entries.entry("subtask_merged", workflow.now(), where=where, checkpoint=merged.checkpoint))
     await calls.append_to_ledger(run, events)
     return failures
@@ -203,22 +205,23 @@ async def _revise(run: Run, reason: str) -> str | None:
     """Plan vN -> vN+1 for the rest of the work; None once the revised plan is verified and
     recorded, else why the run ended."""
     request, snapshot = run.request, run.snapshot
-    version = snapshot.plan_version
+    version = snapshot.subtasks.plan_version
     run.move(S.REPLANNING)
     goal_spec = snapshot.goal_spec
     if goal_spec is None:
         raise ApplicationError("a plan is revised only after the goal is compiled", non_retryable=True)
-    revision = PlanRevision(version=version + 1, reason=reason, done=list(snapshot.merged_tasks))
+    revision = PlanRevision(version=version + 1, reason=reason, done=list(snapshot.subtasks.merged))
     asked = DraftPlanInput(provider=request.provider, goal_spec=goal_spec, revision=revision)
-    planned = await calls.call(draft_plan, asked, options.MODEL, f"revise the plan: v{version} -> v{version + 1}")
+    summary = f"revise the plan: v{version} -> v{version + 1}"
+    planned = await calls.call(named.DRAFT_PLAN, asked, DraftPlanResult, options.MODEL, summary)
     snapshot.usage += planned.usage + planned.failed_attempts
     snapshot.wasted += planned.failed_attempts
-    redone = sorted({task.id for task in planned.plan.tasks} & set(snapshot.merged_tasks))
+    redone = sorted({task.id for task in planned.plan.tasks} & set(snapshot.subtasks.merged))
     if redone:
         run.move(S.FAILED)
         return f"plan v{version + 1} has tasks already done ({', '.join(redone)}): refused"
     snapshot.plan = Plan(tasks=planned.plan.topological_order())
-    snapshot.plan_version = version + 1
+    snapshot.subtasks.plan_version = version + 1
     revised = run.entries.entry(
         "plan_revised",
         workflow.now(),
@@ -226,7 +229,7 @@ async def _revise(run: Run, reason: str) -> str | None:
         from_version=version,
         to_version=version + 1,
         reason=reason,
-        done=list(snapshot.merged_tasks),
+        done=list(snapshot.subtasks.merged),
         plan=planned.plan,
         usage=planned.usage,
     )

@@ -9,15 +9,13 @@ The model only proposes; every move, check and limit here is code.
 from __future__ import annotations
 
 from temporalio import workflow
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.execution import execute_tool
-    from activities.model_calls import propose_action
     from agent import feedback
     from agent.budget import Spent, disk_left, exhausted
     from agent.earlier_effects import earlier_effect
-    from agent.tools.registry import READ_ONLY_TOOLS
-    from agent.verification import executed_call
+    from agent.executed_calls import executed_call
     from contracts import (
         ActionProposal,
         ExecuteToolInput,
@@ -25,13 +23,13 @@ with workflow.unsafe.imports_passed_through():
         PostconditionResult,
         ProposeActionInput,
         RunState,
+        TaskProgress,
         ToolResult,
         Usage,
     )
-    from workflows import activity_options as options
+    from contracts.tools import READ_ONLY_TOOLS
     from workflows import calls, tracing
     from workflows.approval_wait import await_approval
-    from workflows.patches import CONVERSATION_BY_REFERENCE, READ_ONLY_STEPS
     from workflows.run import Run
     from workflows.step_end import StepEnd, end_step
 
@@ -42,23 +40,18 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
     """None once the task (the plan's `index`th) is done; else why the run ended (the run has
     moved to its end). `resumed`: it was under way when the last generation continued as new."""
     snapshot, request = run.snapshot, run.request
-    snapshot.task_id, snapshot.task_index = task.id, index
-    if not resumed:
-        snapshot.turns = []
-        snapshot.conversation = None
-        snapshot.task_status = ""
-        snapshot.last_check = None
-        snapshot.task_usage = Usage()
-        snapshot.task_started_at = workflow.now()
-        snapshot.task_waited_s = 0.0
+    if resumed:
+        snapshot.task.id, snapshot.task.index = task.id, index
+    else:
+        snapshot.task = TaskProgress(id=task.id, index=index, started_at=workflow.now())
     task_limit = task.max_steps or request.budget.max_steps_per_task
     while True:
         if workflow.info().is_continue_as_new_suggested():
             await run.continue_as_new()
         run_wall = run.elapsed_s(snapshot.started_at) - snapshot.waited_s
         run_spent = Spent(snapshot.step, snapshot.usage, run_wall, disk=run.disk())
-        task_wall = run.elapsed_s(snapshot.task_started_at) - snapshot.task_waited_s
-        task_spent = Spent(len(snapshot.turns), snapshot.task_usage, task_wall)
+        task_wall = run.elapsed_s(snapshot.task.started_at) - snapshot.task.waited_s
+        task_spent = Spent(len(snapshot.task.turns), snapshot.task.usage, task_wall)
         if reason := exhausted(request.budget, run_spent, task_spent, task_limit):
             run.move(S.BUDGET_EXHAUSTED)
             return f"{reason} in task {task.id!r} after {snapshot.step} steps"
@@ -66,28 +59,23 @@ async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> st
         snapshot.step += 1
         with tracing.step_span(run.run_id, task, snapshot.step):
             # The turns by reference: history grows by the same few hundred bytes a step, not by
-            # the whole conversation again. Runs started before keep sending them by value.
-            by_reference = run.patches.on(CONVERSATION_BY_REFERENCE)
+            # the whole conversation again.
             asked = ProposeActionInput(
                 provider=request.provider,
                 goal=request.goal,
                 task=task,
-                history=[] if by_reference else snapshot.turns,
-                conversation=snapshot.conversation if by_reference else None,
+                history=[],
+                conversation=snapshot.task.conversation,
                 workspace=snapshot.workspace,
                 workspace_files=snapshot.workspace_files,
                 run_id=run.run_id,
                 step=snapshot.step,
             )
-            summary = f"step {snapshot.step}: propose ({task.id})"
-            if run.patches.fused_steps:
-                # The last step's record first, if it waits, in the same activity.
-                proposed = await calls.propose(run, asked, summary)
-            else:
-                proposed = await calls.call(propose_action, asked, options.MODEL, summary)
+            # The last step's record first, if it waits, in the same activity.
+            proposed = await calls.propose(run, asked, f"step {snapshot.step}: propose ({task.id})")
             spent = proposed.usage + proposed.failed_attempts
             snapshot.usage += spent
-            snapshot.task_usage += spent
+            snapshot.task.usage += spent
             snapshot.wasted += proposed.failed_attempts
             proposal = proposed.proposal
             if proposal is None:
@@ -109,10 +97,10 @@ async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usag
     run.move(S.CHECKING)
     step = run.snapshot.step
     check = await calls.check(run, task.postconditions, f"step {step}: check the claim that {task.id} is done")
-    run.snapshot.last_check = check
+    run.snapshot.task.last_check = check
     if not check.passed:
-        run.snapshot.task_status = feedback.after_check(check)
-        said = "claimed done, but " + run.snapshot.task_status
+        run.snapshot.task.status = feedback.after_check(check)
+        said = "claimed done, but " + run.snapshot.task.status
         await end_step(run, task, StepEnd("rejected", proposal, usage, said, check=check))
         return False
     await end_step(run, task, StepEnd("committed", proposal, usage, "done", check=check), last=True)
@@ -120,7 +108,12 @@ async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usag
 
 
 async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
-    """Verify, [await approval], execute, check. True when the task's postconditions hold."""
+    """Verify, [await approval], execute, check. True when the task's postconditions hold.
+
+    Two ways: a read-only tool is verified and, only if allowed, read, in one local activity,
+    and its step reuses the task's last check; any other call is verified alone (a local
+    activity), may wait for a person, then runs and is checked in one activity
+    (activities/fused.py, docs/decisions/0005)."""
     snapshot = run.snapshot
     execution = ExecuteToolInput(
         workspace=snapshot.workspace,
@@ -131,12 +124,10 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         checkpoint=snapshot.checkpoint,
         disk_left_bytes=disk_left(run.request.budget, run.disk()),
     )
-    summary = f"step {snapshot.step}: {proposal.describe()}"
-    fused = run.patches.fused_steps
+    read_only = proposal.tool in READ_ONLY_TOOLS
     run.move(S.VERIFYING)
     result: ToolResult | None = None
-    if fused and proposal.tool in READ_ONLY_TOOLS:
-        # Verified and, only if allowed, read, in one local activity (activities/fused.py).
+    if read_only:
         verified = await calls.verify_then_read(run, execution)
         verdict, result = verified.verdict, verified.result
     else:
@@ -145,6 +136,9 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         await end_step(run, task, StepEnd("rejected", proposal, usage, feedback.after_verdict(verdict), verdict))
         return False
     if verdict.decision == "needs_approval":
+        if read_only:
+            # No rule asks a person about a read (every profile permits one); said, not run.
+            raise ApplicationError(f"a read needs no approval, yet: {verdict.message}", non_retryable=True)
         decision = await await_approval(run, task, proposal, verdict)
         if not decision.approved:
             said = f"denied by {decision.approver}: {decision.reason}"
@@ -152,27 +146,17 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
             return False
 
     run.move(S.EXECUTING)
-    # Runs started before READ_ONLY_STEPS run a read as execute_tool and check after it. (Asked
-    # here, where those runs asked it; a fused run decided it at its start.)
-    read_only = proposal.tool in READ_ONLY_TOOLS and run.patches.on(READ_ONLY_STEPS)
     check: PostconditionResult | None = None
-    checked = False
-    if result is not None:
-        pass  # read above, once the verdict allowed it
-    elif read_only:
-        result = await calls.read(execution, summary)
-    elif fused:
+    if result is None:
         # The call and, if it succeeded, the task's check, in one activity.
+        summary = f"step {snapshot.step}: {proposal.describe()}"
         done = await calls.execute_then_check(run, execution, task.postconditions, summary)
-        result, check, checked = done.result, done.check, True
-    else:
-        result = await calls.call(execute_tool, execution, options.EXECUTE, summary)
+        result, check = done.result, done.check
     if result.artifact is not None:
         # The run's own reference to a shared, content-addressed store: counted by its size.
         snapshot.disk = snapshot.disk.with_artifact(result.artifact.size_bytes)
     if (ran := executed_call(snapshot.step, proposal, verdict, result)) is not None:
         snapshot.executed.append(ran)
-    # No command: a run recorded before it replays as it ran (its verdicts are in its history).
     if (effect := earlier_effect(snapshot.step, proposal, result)) is not None:
         snapshot.effects.append(effect)
     if not result.ok:
@@ -185,17 +169,18 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
     # model is told so as after any check that found nothing new. (It did not pass, or the
     # task would have ended.)
     run.move(S.CHECKING)
-    if read_only and snapshot.last_check is not None:
-        said = feedback.after_tool(result, snapshot.last_check, told=snapshot.task_status)
+    if read_only and snapshot.task.last_check is not None:
+        said = feedback.after_tool(result, snapshot.task.last_check, told=snapshot.task.status)
         await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result))
         return False
-    if task.postconditions and not checked:
+    if read_only and task.postconditions:
+        # The task's first check, after a read that opened it.
         check = await calls.check(run, task.postconditions, f"step {snapshot.step}: check {task.id}")
     if check is not None:
-        snapshot.last_check = check
-    said = feedback.after_tool(result, check, told=snapshot.task_status)
+        snapshot.task.last_check = check
+    said = feedback.after_tool(result, check, told=snapshot.task.status)
     if check is not None:
-        snapshot.task_status = feedback.after_check(check)
+        snapshot.task.status = feedback.after_check(check)
     done = check is not None and check.passed
     await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result, check), last=done)
     return done

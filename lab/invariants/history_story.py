@@ -112,9 +112,9 @@ class _Generation:
             story.carried = Carried(
                 usage=resumed.usage,
                 steps=resumed.step,
-                task_id=resumed.task_id,
-                task_steps=len(resumed.turns),
-                task_usage=resumed.task_usage,
+                task_id=resumed.task.id,
+                task_steps=len(resumed.task.turns),
+                task_usage=resumed.task.usage,
             )
 
     def _returned(self, event: HistoryEvent, at: Cite) -> None:

@@ -4,8 +4,8 @@
 
 Run it when a change to workflow code is *meant* to change what the workflow does, and commit
 the new files; a change that is not meant to must leave the old histories replaying. With
-names, only those are recorded again: histories made by earlier code stay, so the guard keeps
-checking that runs started before a `workflow.patched` change still replay.
+names, only those are recorded again. A change that retires a behaviour moves the histories
+that recorded it to `retired/`, with the build that replays them (docs/decisions/0006).
 """
 
 from __future__ import annotations
@@ -100,28 +100,14 @@ async def main() -> None:
                             update={"provider": ProviderConfig(script_path=str(WRONG_FIX))}
                         )
                         await record(env.client, "wrong_fix", wrong)
-                        # Recorded after runs that did not complete began to fail their workflow.
                         spent = build_request(load_task("bugfix-median"), "durable", max_steps=1)
                         await record(env.client, "budget_exhausted", spent)
-                        # Recorded after the `plan` activity became `draft_plan` (ADR 4).
-                        await record(env.client, "draft_plan", build_request(load_task("bugfix-median"), "durable"))
                         await record(env.client, "approval", approval_request(Path(scratch)), approve=True)
-                        # Recorded after a proposal began to carry the task's turns by reference.
-                        by_reference = build_request(load_task("rename-refactor"), "durable")
-                        await record(env.client, "conversation_by_reference", by_reference)
-                        # Recorded after a read-only tool became a local activity that reuses
-                        # the task's last check.
-                        reading = build_request(load_task("bugfix-median"), "durable")
-                        await record(env.client, "read_only_steps", reading)
-                        # Recorded after a run began to decide its patches in its first task.
-                        at_start = build_request(load_task("bugfix-median"), "durable")
-                        await record(env.client, "patches_decided_at_start", at_start)
-                        # Recorded after a read was verified and run in one local activity and a
-                        # write executed and checked in one activity (fused-steps).
-                        fused = build_request(load_task("bugfix-median"), "durable")
-                        await record(env.client, "fused_steps", fused)
-                        # Recorded after a plan's independent tasks could run at once as child
-                        # workflows, merged back (RunRequest.parallel_subtasks): the parent's history.
+                        # A read verified and run in one local activity, a write executed and
+                        # checked in one activity, each step's record written by the next proposal.
+                        await record(env.client, "bugfix_median", build_request(load_task("bugfix-median"), "durable"))
+                        # A plan's independent tasks at once as child workflows, merged back
+                        # (RunRequest.parallel_subtasks): the parent's history.
                         independent = build_request(load_task("independent-parts"), "durable", parallel_subtasks=True)
                         await record(env.client, "parallel_subtasks", independent)
                         if not WANTED or "parallel_subtasks" in WANTED:
@@ -130,8 +116,8 @@ async def main() -> None:
                             kept = await child.fetch_history()
                             (HERE / "parallel_subtask_child.json").write_text(kept.to_json())
                             stored.keep(json.loads(kept.to_json()))
-                        # Recorded after a run could be a fork of another after its step K
-                        # (`starter fork`): the wrong fix, live from step 2 of a right one.
+                        # A fork of another run after its step K (`starter fork`): the wrong fix,
+                        # live from step 2 of a right one.
                         if not WANTED or "forked" in WANTED:
                             parent = build_request(load_task("bugfix-median"), "durable")
                             handle = await env.client.start_workflow(
