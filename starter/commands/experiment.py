@@ -1,0 +1,38 @@
+"""`python -m starter experiment run --config FILE` and `experiment report [--run-id ID|DIR]`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from starter.arg_types import positive_int
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    experiment = commands.add_parser("experiment", help="run an experiment, or show its report")
+    experiment_commands = experiment.add_subparsers(dest="experiment_command", required=True)
+    run_experiment = experiment_commands.add_parser("run", help="every trial of a config, then a report")
+    run_experiment.add_argument("--config", type=Path, required=True, help="experiments/configs/NAME.yaml")
+    run_experiment.add_argument("--concurrency", type=positive_int, help="trials at once (default: the config's)")
+    run_experiment.set_defaults(handler=_run)
+    report = experiment_commands.add_parser("report", help="print an experiment's tables (default: the latest)")
+    report.add_argument(
+        "--run-id", help="an experiment id (a directory of data/reports/) or the path of its report directory"
+    )
+    report.add_argument(
+        "--rewrite", action="store_true", help="draw report.md and the plots again from results.json and trials.jsonl"
+    )
+    report.set_defaults(handler=_report)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from starter.experiment_command import experiment_run
+
+    return asyncio.run(experiment_run(args.config, args.concurrency))
+
+
+def _report(args: argparse.Namespace) -> int:
+    from starter.experiment_command import experiment_report
+
+    return experiment_report(args.run_id, rewrite=args.rewrite)
