@@ -118,8 +118,8 @@ class _Generation:
             )
 
     def _returned(self, event: HistoryEvent, at: Cite) -> None:
-        # Runs from before NOT_COMPLETED_FAILS (workflows/patches.py) returned whatever their
-        # outcome; the result says which. Ended first: if the result cannot be read, the run
+        # Runs of builds before runs-not-completed-fail-the-workflow (docs/decisions/0003, 0006)
+        # returned whatever their outcome; the result says which. Ended first: if the result cannot be read, the run
         # still ended, its outcome unknown.
         self._end(None, at)
         result = first(event.workflow_execution_completed_event_attributes.result, RunResult)
