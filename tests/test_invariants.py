@@ -36,6 +36,8 @@ from workflows.outcome import run_result
 
 COMMITTED = Path(__file__).parent / "histories"
 HISTORIES = sorted(COMMITTED.glob("*.json"))
+# Histories of builds before docs/decisions/0006: `starter check` still reads such runs.
+RETIRED = COMMITTED / "retired"
 ALL_RULES = [rule.id for rule in RULES]
 WITHOUT_A_LEDGER = {"ledger-chain-intact", "ledger-matches-history"}
 
@@ -132,7 +134,7 @@ def test_a_history_whose_artifacts_are_missing_is_not_accused(tmp_path: Path, mo
     """Checked where its artifact store is not (another machine): what it holds by reference is
     said to be unread, and no rule counts a fact it could not read as a fact that is missing."""
     monkeypatch.setenv("AGENT_LAB_DATA", str(tmp_path))  # an empty artifact store
-    evidence = history_only(COMMITTED / "fused_steps.json")
+    evidence = history_only(RETIRED / "fused_steps.json")
     report = check_run(evidence)
     assert report.clean, [str(found) for found in report.violations]
     unread = [note for note in report.notes if note.startswith("not read, so not checked: history event ")]
@@ -152,7 +154,7 @@ async def test_every_run_this_module_records_passes_every_rule(recorded: dict[st
 
 def test_an_effect_before_its_approval_is_caught(tmp_path: Path, lab_data: Path) -> None:
     """The approval update moved after the write it approved began."""
-    history = plant.load_history(COMMITTED / "approval.json")
+    history = plant.load_history(RETIRED / "approval.json")
     events = history["events"]
     update = [each for each in events if each["eventType"].startswith("EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_")]
     execute = plant.scheduled(history, "execute_tool", 1)
@@ -184,7 +186,7 @@ async def test_an_effect_with_arguments_other_than_approved_is_caught(
 
 
 def test_two_effects_under_one_key_in_a_history_are_caught(tmp_path: Path, lab_data: Path) -> None:
-    history = plant.load_history(COMMITTED / "rename_refactor.json")
+    history = plant.load_history(RETIRED / "rename_refactor.json")
     second, third = (plant.scheduled(history, "execute_tool", step) for step in (2, 3))
     key = plant.value(plant.result_payload(plant.completion(history, second)))["idempotency_key"]
     plant.edit_payload(
@@ -210,7 +212,7 @@ async def test_two_effects_under_one_key_in_a_ledger_are_caught(recorded: dict[s
 @pytest.mark.parametrize(("limit", "spent"), [("max_steps", "run's budget of 3 steps"), ("max_tokens", "tokens")])
 def test_a_step_begun_over_budget_is_caught(limit: str, spent: str, tmp_path: Path, lab_data: Path) -> None:
     """The run's start input given a smaller budget than the run then took."""
-    history = plant.load_history(COMMITTED / "rename_refactor.json")
+    history = plant.load_history(RETIRED / "rename_refactor.json")
     start = history["events"][0]["workflowExecutionStartedEventAttributes"]["input"]["payloads"][0]
     value = 3 if limit == "max_steps" else 2000
     plant.edit_payload(start, lambda request: {**request, "budget": {**request["budget"], limit: value}})
@@ -224,7 +226,7 @@ def test_a_step_begun_over_budget_is_caught(limit: str, spent: str, tmp_path: Pa
 
 
 def test_a_commit_without_a_verdict_is_caught(tmp_path: Path, lab_data: Path) -> None:
-    history = plant.load_history(COMMITTED / "rename_refactor.json")
+    history = plant.load_history(RETIRED / "rename_refactor.json")
     history["events"].remove(plant.marker(history, "verify_proposal", 2))
     found = caught(history_only(plant.write_history(tmp_path / "rename.json", history)), "commit-verified")
     recorded_at = plant.marker(history, "record_step", 2)["eventId"]
@@ -233,7 +235,7 @@ def test_a_commit_without_a_verdict_is_caught(tmp_path: Path, lab_data: Path) ->
 
 
 def test_a_commit_of_a_failed_call_is_caught(tmp_path: Path, lab_data: Path) -> None:
-    history = plant.load_history(COMMITTED / "rename_refactor.json")
+    history = plant.load_history(RETIRED / "rename_refactor.json")
     execute = plant.scheduled(history, "execute_tool", 2)
     plant.edit_payload(
         plant.result_payload(plant.completion(history, execute)),
