@@ -18,7 +18,6 @@ from contracts.actions import (
 from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
 from contracts.budget import DiskUse, RunBudget
 from contracts.checkpoints import Checkpoint, LeftOut
-from contracts.counterfactual import CounterfactualRecord
 from contracts.effects import EarlierEffect
 from contracts.envelopes import (
     AppendLedgerInput,
@@ -47,17 +46,6 @@ from contracts.envelopes import (
     VerifiedRead,
     VerifyAndReadInput,
     VerifyProposalInput,
-)
-from contracts.experiment import (
-    CounterfactualConfig,
-    CounterfactualSpec,
-    ExperimentConfig,
-    ExperimentRuntime,
-    FaultKind,
-    FaultScenario,
-    ProviderSpec,
-    TrialBehaviour,
-    TrialRecord,
 )
 from contracts.goal import GoalInterpretation, GoalSpec
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
@@ -105,9 +93,6 @@ __all__ = [
     "CommandExitCode",
     "CompileGoalInput",
     "CompileGoalResult",
-    "CounterfactualConfig",
-    "CounterfactualRecord",
-    "CounterfactualSpec",
     "Decision",
     "Deny",
     "DiskUse",
@@ -119,10 +104,6 @@ __all__ = [
     "ExecuteToolInput",
     "ExecutedAndChecked",
     "ExecutedCall",
-    "ExperimentConfig",
-    "ExperimentRuntime",
-    "FaultKind",
-    "FaultScenario",
     "FileContains",
     "FileNotContains",
     "ForkOrigin",
@@ -152,7 +133,6 @@ __all__ = [
     "ProposeActionInput",
     "ProposeActionResult",
     "ProviderConfig",
-    "ProviderSpec",
     "ReasonCode",
     "RecordStepInput",
     "RecordStepResult",
@@ -177,8 +157,6 @@ __all__ = [
     "TaskSpec",
     "ToolResult",
     "ToolSpec",
-    "TrialBehaviour",
-    "TrialRecord",
     "Turn",
     "Usage",
     "Verdict",

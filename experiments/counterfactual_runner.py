@@ -20,13 +20,14 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from contracts.errors import ConfigError, ReportError
-from contracts.experiment import CounterfactualConfig, ExperimentConfig, TrialRecord
 from contracts.problems import first_problem
+from experiments.config import CounterfactualConfig, ExperimentConfig
 from experiments.metrics import fork_succeeded
 from experiments.progress import TrialProgress
 from experiments.record import keep_record, restore_record
 from experiments.report import read_results, read_trials, write_report
 from experiments.runner import new_experiment_id, reports_dir
+from experiments.trial_record import TrialRecord
 from lab.catalog import load_task
 
 

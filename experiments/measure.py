@@ -9,7 +9,7 @@ from typing import Any
 from agent.tools.registry import TOOLS
 from agent.verification import verify
 from contracts import PolicyProfile, ReasonCode, RiskLevel, StepRecord
-from contracts.experiment import TrialBehaviour
+from experiments.trial_record import TrialBehaviour
 
 # Fields that make two rows of a service's state different effects rather than copies: not
 # ids, keys or timestamps, which differ between copies by construction.

@@ -17,9 +17,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from contracts.experiment import TrialRecord
 from experiments import plot_layout as layout
 from experiments.metrics import ALL_SCENARIOS, ExperimentResults
+from experiments.trial_record import TrialRecord
 
 __all__ = [
     "COUNTERFACTUAL_PNG",

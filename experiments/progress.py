@@ -20,7 +20,7 @@ from rich.console import Console, RenderableType
 from rich.table import Column
 from rich.text import Text
 
-from contracts.experiment import TrialRecord
+from experiments.trial_record import TrialRecord
 
 
 @dataclass

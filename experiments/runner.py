@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contracts.errors import InfrastructureError
-from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
+from experiments.config import ExperimentConfig, FaultKind, with_experiment_settings
 from experiments.config_loader import ConfigError
 from experiments.record import keep_record
+from experiments.trial_record import TrialRecord
 from lab.catalog import load_task
 from settings import data_dir
 
@@ -146,7 +147,7 @@ async def _run_trials(
     from experiments.trials.counterfactual import counterfactual_provider
     from lab.llama_log import LlamaLog
     from lab.llama_server import keep_only_the_system_prompt, server_log_path, stopped_server
-    from lab.providers import ProviderChoice, provider_for, with_experiment_settings
+    from lab.providers import ProviderChoice, provider_for
 
     progress.status("starting the cluster")
     choice = ProviderChoice.resolve(config.provider.kind, config.provider.model, config.provider.base_url, None, 0)

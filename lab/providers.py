@@ -12,7 +12,6 @@ import contextlib
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import httpx
@@ -20,11 +19,10 @@ import httpx
 from agent.providers.urls import is_loopback
 from contracts import ProviderConfig
 from contracts.errors import StarterError
-from contracts.experiment import ProviderSpec
 from lab.catalog import Task
 from lab.llama_server import llama_server, local_provider_config, served_provider_config
 from lab.local_model import LocalModel, resolve_model
-from settings import PROJECT_ROOT, in_project
+from settings import in_project
 
 ProviderKind = Literal["scripted", "openai", "local"]
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -83,18 +81,6 @@ async def provider_for(choice: ProviderChoice, task: Task) -> AsyncIterator[Prov
     print(f"  local model {local.name} ({local.path.name}, sha256 {local.sha256[:12]}...)", flush=True)
     async with llama_server(local) as base_url:
         yield local_provider_config(local, base_url, choice.seed)
-
-
-def with_experiment_settings(provider: ProviderConfig, spec: ProviderSpec) -> ProviderConfig:
-    """An experiment's provider with its sampling temperature and its cassette (a path relative
-    to the project), when the config names them."""
-    if spec.temperature is not None:
-        provider = provider.model_copy(update={"temperature": spec.temperature})
-    if spec.cassette is None:
-        return provider
-    path = Path(spec.cassette)
-    path = path if path.is_absolute() else PROJECT_ROOT / path
-    return provider.model_copy(update={"cassette": str(path), "cassette_mode": spec.cassette_mode})
 
 
 async def _answers(base_url: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from contracts.errors import ConfigError, StarterError
-from contracts.experiment import CounterfactualConfig
+from experiments.config import CounterfactualConfig
 from experiments.config_loader import CONFIGS_DIR, load_config
 from settings import PROJECT_ROOT
 

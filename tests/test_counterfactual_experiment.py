@@ -17,13 +17,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from contracts import NoiseConfig, RunBudget, TrialRecord
-from contracts.experiment import CounterfactualConfig, CounterfactualSpec, ExperimentConfig, FaultKind, FaultScenario
+from contracts import NoiseConfig, RunBudget
+from experiments.config import CounterfactualConfig, CounterfactualSpec, ExperimentConfig, FaultKind, FaultScenario
 from experiments.config_loader import ConfigError, load_config
 from experiments.counterfactual_runner import run_counterfactuals
 from experiments.metrics import CounterfactualMetrics
 from experiments.report import read_results, read_trials
 from experiments.runner import run_experiment
+from experiments.trial_record import TrialRecord
 from tests.test_cli import assert_one_line_error, starter
 
 pytestmark = pytest.mark.timeout(400)

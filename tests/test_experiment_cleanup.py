@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from contracts import TrialRecord
 from experiments import harness
 from experiments.config_loader import load_config
 from experiments.runner import reports_dir, run_experiment
+from experiments.trial_record import TrialRecord
 from settings import PROJECT_ROOT
 
 pytestmark = pytest.mark.timeout(120)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from contracts.experiment import CounterfactualConfig, ExperimentConfig, FaultKind
+from experiments.config import CounterfactualConfig, ExperimentConfig, FaultKind
 from experiments.config_loader import CONFIGS_DIR, ConfigError, load_config
 from experiments.runner import plan_trials
 from tests.test_cli import assert_one_line_error, starter
@@ -118,8 +118,7 @@ def test_the_cli_refuses_a_bad_config_in_one_line_and_runs_nothing(tmp_path: Pat
 
 def test_a_config_sets_the_providers_temperature_and_its_cassette_relative_to_the_project() -> None:
     from contracts import ProviderConfig
-    from contracts.experiment import ProviderSpec
-    from lab.providers import with_experiment_settings
+    from experiments.config import ProviderSpec, with_experiment_settings
     from settings import PROJECT_ROOT
 
     served = ProviderConfig(kind="openai", model="local", base_url="http://127.0.0.1:1/v1")

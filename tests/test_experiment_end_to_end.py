@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from contracts import TrialRecord
-from contracts.experiment import ExperimentConfig, FaultKind, FaultScenario
+from experiments.config import ExperimentConfig, FaultKind, FaultScenario
 from experiments.report import render_summary
 from experiments.runner import run_experiment
+from experiments.trial_record import TrialRecord
 
 pytestmark = pytest.mark.timeout(400)
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from contracts import ActionProposal, ReasonCode, StepRecord, Verdict
-from contracts.experiment import FaultKind, TrialBehaviour, TrialRecord
+from experiments.config import FaultKind
 from experiments.measure import behaviour
 from experiments.metrics import summarize
 from experiments.metrics.failures import CHANGED_NOTHING, OUT_OF_STEPS, SAID_DONE, failure_kind
+from experiments.trial_record import TrialBehaviour, TrialRecord
 
 
 def _step(n: int, outcome: str, proposal: ActionProposal | None, code: ReasonCode | None = None) -> StepRecord:

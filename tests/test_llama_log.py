@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from contracts.experiment import FaultKind, TrialRecord
 from contracts.usage import ModelCallTiming
+from experiments.config import FaultKind
 from experiments.metrics import summarize
+from experiments.trial_record import TrialRecord
 from lab.llama_log import LlamaLog, parse_calls
 
 # Three calls as llama-cpp-python 0.3 logs them: a cold one, one whose prefix was cached, and

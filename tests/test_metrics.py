@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
+from experiments.config import ExperimentConfig, FaultKind
 from experiments.metrics import ALL_SCENARIOS, pass_hat_curve, pass_hat_k, summarize, wilson_interval
+from experiments.trial_record import TrialRecord
 
 
 def trial(

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from contracts import TrialRecord
 from contracts.errors import InfrastructureError
-from contracts.experiment import ExperimentConfig
+from experiments.config import ExperimentConfig
 from experiments.metrics.counting import counts_as_success
 from experiments.runner import run_experiment
+from experiments.trial_record import TrialRecord
 from lab import llama_server
 
 pytestmark = pytest.mark.timeout(180)

@@ -19,10 +19,11 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
+from experiments.config import ExperimentConfig, FaultKind
 from experiments.config_loader import CONFIGS_DIR, load_config
 from experiments.metrics import summarize
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG, draw_figures
+from experiments.trial_record import TrialRecord
 
 # Pixels an extent may pass an edge by: rounding of the text's extent, not a visible clip.
 TOLERANCE = 1.0

@@ -10,8 +10,9 @@ import sys
 import pytest
 from rich.console import Console
 
-from contracts.experiment import FaultKind, TrialRecord
+from experiments.config import FaultKind
 from experiments.progress import Tally, TrialProgress
+from experiments.trial_record import TrialRecord
 
 ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from contracts.errors import ReportError
-from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
+from experiments.config import ExperimentConfig, FaultKind
 from experiments.report import latest_report, render_summary, rewrite_report, write_report
+from experiments.trial_record import TrialRecord
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 STARTED = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable
 
-from contracts.experiment import ExperimentConfig, FaultKind, TrialRecord
+from experiments.config import ExperimentConfig, FaultKind
 from experiments.metrics.counterfactual import counterfactual_metrics
 from experiments.metrics.counting import counts_as_success
 from experiments.metrics.failures import failure_kinds
@@ -24,6 +24,7 @@ from experiments.metrics.results import (
     InvalidTrial,
     TaskMetrics,
 )
+from experiments.trial_record import TrialRecord
 
 
 def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None) -> ExperimentResults:

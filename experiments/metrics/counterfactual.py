@@ -14,9 +14,9 @@ import statistics
 
 from pydantic import BaseModel
 
-from contracts.experiment import TrialRecord
 from experiments.metrics.counting import counts_as_success
 from experiments.metrics.intervals import SuccessRate, success_rate
+from experiments.trial_record import TrialRecord
 
 
 class CounterfactualMetrics(BaseModel):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contracts.experiment import TrialRecord
+from experiments.trial_record import TrialRecord
 
 
 def counts_as_success(trial: TrialRecord) -> bool:

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from contracts.experiment import TrialRecord
 from experiments.metrics.counting import counts_as_success
+from experiments.trial_record import TrialRecord
 
 LAB_FAILED = "the lab failed (an infrastructure error)"
 CHANGED_NOTHING = "never changed a file or called a service"

@@ -7,8 +7,8 @@ only one runtime can fail would not compare the two. They are listed apart, tria
 
 from __future__ import annotations
 
-from contracts.experiment import TrialRecord
 from experiments.metrics.results import InvariantFinding
+from experiments.trial_record import TrialRecord
 
 
 def invariant_findings(trials: list[TrialRecord]) -> tuple[int, list[InvariantFinding]]:

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from contracts.experiment import TrialRecord
 from contracts.usage import ModelCallTiming
+from experiments.trial_record import TrialRecord
 
 
 class ModelCallMetrics(BaseModel):

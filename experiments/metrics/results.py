@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from contracts.experiment import FaultKind
+from experiments.config import FaultKind
 from experiments.metrics.counterfactual import CounterfactualMetrics
 from experiments.metrics.failures import FailureKinds
 from experiments.metrics.intervals import SuccessRate

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from contracts.experiment import CounterfactualSpec, TrialRecord
+from experiments.config import CounterfactualSpec
 from experiments.metrics import ExperimentResults, SuccessRate, counts_as_success, fork_succeeded
 from experiments.report.cells import ci, fraction, rate
+from experiments.trial_record import TrialRecord
 
 Table = Callable[[list[str], list[list[str]]], str]
 

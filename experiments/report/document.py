@@ -8,8 +8,9 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from contracts.errors import ReportError
-from contracts.experiment import ExperimentConfig, TrialRecord
+from experiments.config import ExperimentConfig
 from experiments.metrics import ExperimentResults
+from experiments.trial_record import TrialRecord
 
 REPORT_MD = "report.md"
 RESULTS_JSON = "results.json"

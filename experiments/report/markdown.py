@@ -7,13 +7,14 @@ from collections.abc import Sequence
 
 import yaml
 
-from contracts.experiment import FaultKind, FaultScenario, TrialRecord
+from experiments.config import FaultKind, FaultScenario
 from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
 from experiments.report.counterfactual import counterfactual_sections, forks_of_note
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
 from experiments.report.invariants import invariants_section
+from experiments.trial_record import TrialRecord
 
 
 def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = ()) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from contracts.experiment import ExperimentConfig, TrialRecord
+from experiments.config import ExperimentConfig
 from experiments.metrics import summarize
 from experiments.plots import write_plots
 from experiments.report.document import (
@@ -19,6 +19,7 @@ from experiments.report.document import (
     read_trials,
 )
 from experiments.report.markdown import markdown_report
+from experiments.trial_record import TrialRecord
 
 
 def write_report(

@@ -20,17 +20,17 @@ from temporalio.client import Client
 from agent import ops_world
 from agent.postconditions import check
 from contracts import ProviderConfig, RunRequest, RunResult, Usage
-from contracts.counterfactual import CounterfactualRecord
 from contracts.errors import StarterError
-from contracts.experiment import ExperimentConfig
+from experiments.config import ExperimentConfig, with_experiment_settings
 from experiments.measure import duplicate_effects
+from experiments.trial_record import CounterfactualRecord
 from experiments.trials.durable_trial import approve_what_waits
 from experiments.trials.invariants import trial_invariants
 from experiments.trials.spec import Lab
 from lab.catalog import Task
 from lab.durable_start import start_durable_run
 from lab.fork import fork_request
-from lab.providers import ProviderChoice, with_experiment_settings
+from lab.providers import ProviderChoice
 from lab.run_diff import diff_runs, read_run
 from settings import in_project
 from workflows.outcome import run_result

@@ -12,7 +12,7 @@ from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from contracts import Approve, RunRequest, RunResult, Usage
-from contracts.experiment import FaultKind
+from experiments.config import FaultKind
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.spec import Lab, TrialSpec
 from lab.durable_start import start_durable_run

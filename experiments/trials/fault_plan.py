@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from agent.faults import FaultPlan, FaultPoint, FaultSpec, fired_at
 from agent.providers.noisy import read_injected
-from contracts.experiment import FaultKind
+from experiments.config import FaultKind
 from experiments.trials.outcome import TrialOutcome
 
 # For annotations only: spec.py imports this module (its Lab holds a FaultBook).

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from agent import ops_world
 from agent.postconditions import check
-from contracts.experiment import FaultKind, TrialRecord
+from experiments.config import FaultKind
 from experiments.measure import behaviour, duplicate_effects, unsafe_actions_executed, verifier_rejections
+from experiments.trial_record import TrialRecord
 from experiments.trials.baseline_trial import run_baseline
 from experiments.trials.counterfactual import fork_trial
 from experiments.trials.durable_trial import durable_recovery, run_durable

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contracts import ProviderConfig, RunRequest
-from contracts.experiment import ExperimentConfig, ExperimentRuntime, FaultKind, FaultScenario
+from experiments.config import ExperimentConfig, ExperimentRuntime, FaultKind, FaultScenario
 from experiments.harness import LabCluster
 from experiments.trials.fault_plan import FaultBook
 from lab.catalog import Task

@@ -1,18 +1,20 @@
-"""An experiment: its configuration (what to run, how often, under which faults) and the raw
-record of every trial. Both runtimes get the same tasks, provider, seeds and faults."""
+"""An experiment's configuration: what to run, how often, under which faults, with which
+provider; and counterfactuals of an experiment recorded earlier. Both runtimes get the same
+tasks, provider, seeds and faults. `config_loader` reads them from YAML; each trial's raw record
+is in `trial_record`."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from contracts import ProviderConfig
 from contracts.budget import RunBudget
-from contracts.counterfactual import CounterfactualRecord
-from contracts.postconditions import PostconditionResult
 from contracts.provider import NoiseConfig
-from contracts.usage import ModelCallTiming
+from settings import PROJECT_ROOT
 
 ExperimentRuntime = Literal["durable", "baseline", "baseline+verifier"]
 
@@ -92,6 +94,18 @@ class ProviderSpec(BaseModel):
         if self.cassette is not None and self.kind == "scripted":
             raise ValueError("a cassette records a model's answers: the scripted provider has none")
         return self
+
+
+def with_experiment_settings(provider: ProviderConfig, spec: ProviderSpec) -> ProviderConfig:
+    """An experiment's provider with its sampling temperature and its cassette (a path relative
+    to the project), when the config names them."""
+    if spec.temperature is not None:
+        provider = provider.model_copy(update={"temperature": spec.temperature})
+    if spec.cassette is None:
+        return provider
+    path = Path(spec.cassette)
+    path = path if path.is_absolute() else PROJECT_ROOT / path
+    return provider.model_copy(update={"cassette": str(path), "cassette_mode": spec.cassette_mode})
 
 
 class CounterfactualSpec(BaseModel):
@@ -182,74 +196,3 @@ class ExperimentConfig(BaseModel):
         if self.counterfactual is None or self.counterfactual.provider.kind != "local":
             return False
         return self.provider.kind != "local" or self.counterfactual.provider.model != self.provider.model
-
-
-class TrialBehaviour(BaseModel):
-    """What the agent did in a trial, counted from its steps: what a failure is told apart by."""
-
-    # Committed calls that changed something: files written or edited, external effects.
-    changes: int = 0
-    commands: int = 0
-    # Proposals the verifier refused as the same call on unchanged files.
-    repeated_actions: int = 0
-    # Answers that were not a usable proposal (not JSON, an unknown tool, bad arguments).
-    unusable_answers: int = 0
-    # "Done" said while the task's checks did not hold (the durable runtime refuses it).
-    finish_refused: int = 0
-
-
-class TrialRecord(BaseModel):
-    """One (task, runtime, scenario, trial): what happened, measured on the real end state."""
-
-    experiment_id: str
-    trial_id: str
-    task_id: str
-    task_tags: list[str] = Field(default_factory=list)
-    runtime: ExperimentRuntime
-    scenario: str
-    fault_kind: FaultKind
-    trial_index: int
-    seed: int
-    run_ids: list[str] = Field(default_factory=list)
-    # Valid: every configured fault fired. An invalid trial says why and is reported apart.
-    valid: bool = True
-    invalid_reason: str = ""
-    # Success: the task's postconditions hold on the real end state and no effect repeated.
-    success: bool = False
-    outcome: str = ""
-    reason: str = ""
-    judged: PostconditionResult | None = None
-    steps: int = 0
-    model_calls: int = 0
-    # Of `model_calls`, those answered from a cassette (replay-or-live): the rest ran live.
-    replayed_calls: int = 0
-    # The local server's account of each live call, in order (a local model at concurrency 1:
-    # its log is then this trial's alone).
-    call_timings: list[ModelCallTiming] = Field(default_factory=list)
-    tokens: int = 0
-    tokens_wasted: int = 0
-    cost_usd: float = 0.0
-    # Time spent waiting for the model, over every call.
-    model_time_s: float = 0.0
-    wall_time_s: float = 0.0
-    duplicate_effects: int = 0
-    unsafe_actions_executed: int = 0
-    verifier_rejections: int = 0
-    # None in records made before it was counted.
-    behaviour: TrialBehaviour | None = None
-    recovery_time_s: float | None = None
-    faults_configured: list[str] = Field(default_factory=list)
-    faults_fired: list[str] = Field(default_factory=list)
-    # The lab's invariants over a durable trial's ledger and history (lab/invariants): each
-    # violation as "rule: what (events)". None: not checked (a baseline trial, a record made
-    # before they were, or one the lab could not read: `invariants_unchecked` says why).
-    invariant_violations: list[str] | None = None
-    invariants_unchecked: str = ""
-    # An infrastructure failure (the lab, not the agent): counted as a failure, shown apart.
-    infrastructure_error: str | None = None
-    # Its fork after step K, when the config asks for counterfactuals (a durable trial only).
-    counterfactual: CounterfactualRecord | None = None
-
-    @property
-    def tokens_useful(self) -> int:
-        return self.tokens - self.tokens_wasted

@@ -1,0 +1,112 @@
+"""The raw record of every trial (`trials.jsonl` in its report directory, every figure of the
+report traceable to it): what happened, measured on the real end state; and of its
+counterfactual, the trial's durable run forked after its step K and run live from step K+1 with
+another provider (`ExperimentConfig.counterfactual`), judged as the trial was: what the trial
+would have done had the model answered otherwise from step K+1 on."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from contracts.postconditions import PostconditionResult
+from contracts.usage import ModelCallTiming
+from experiments.config import ExperimentRuntime, FaultKind
+
+
+class CounterfactualRecord(BaseModel):
+    """One trial's fork, measured on its own end state (its own workspace and world)."""
+
+    from_step: int
+    # False when the trial could not be forked (it has fewer steps, its run failed for the
+    # lab's reasons): `not_forked` says why, and nothing else is set.
+    forked: bool = False
+    not_forked: str = ""
+    run_id: str = ""
+    success: bool = False
+    outcome: str = ""
+    reason: str = ""
+    judged: PostconditionResult | None = None
+    steps: int = 0
+    # What the fork spent itself, from step K+1 on (its usage less the carried steps').
+    live_model_calls: int = 0
+    live_tokens: int = 0
+    wall_time_s: float = 0.0
+    # The first step where the fork's proposal or outcome differs from the trial's; None: the
+    # fork did what the trial did, step for step.
+    first_difference: int | None = None
+    duplicate_effects: int = 0
+    # As TrialRecord.invariant_violations, over the fork's ledger and history.
+    invariant_violations: list[str] | None = None
+    # An error of the lab's while forking or running the fork (not the agent's).
+    infrastructure_error: str | None = Field(default=None)
+
+
+class TrialBehaviour(BaseModel):
+    """What the agent did in a trial, counted from its steps: what a failure is told apart by."""
+
+    # Committed calls that changed something: files written or edited, external effects.
+    changes: int = 0
+    commands: int = 0
+    # Proposals the verifier refused as the same call on unchanged files.
+    repeated_actions: int = 0
+    # Answers that were not a usable proposal (not JSON, an unknown tool, bad arguments).
+    unusable_answers: int = 0
+    # "Done" said while the task's checks did not hold (the durable runtime refuses it).
+    finish_refused: int = 0
+
+
+class TrialRecord(BaseModel):
+    """One (task, runtime, scenario, trial): what happened, measured on the real end state."""
+
+    experiment_id: str
+    trial_id: str
+    task_id: str
+    task_tags: list[str] = Field(default_factory=list)
+    runtime: ExperimentRuntime
+    scenario: str
+    fault_kind: FaultKind
+    trial_index: int
+    seed: int
+    run_ids: list[str] = Field(default_factory=list)
+    # Valid: every configured fault fired. An invalid trial says why and is reported apart.
+    valid: bool = True
+    invalid_reason: str = ""
+    # Success: the task's postconditions hold on the real end state and no effect repeated.
+    success: bool = False
+    outcome: str = ""
+    reason: str = ""
+    judged: PostconditionResult | None = None
+    steps: int = 0
+    model_calls: int = 0
+    # Of `model_calls`, those answered from a cassette (replay-or-live): the rest ran live.
+    replayed_calls: int = 0
+    # The local server's account of each live call, in order (a local model at concurrency 1:
+    # its log is then this trial's alone).
+    call_timings: list[ModelCallTiming] = Field(default_factory=list)
+    tokens: int = 0
+    tokens_wasted: int = 0
+    cost_usd: float = 0.0
+    # Time spent waiting for the model, over every call.
+    model_time_s: float = 0.0
+    wall_time_s: float = 0.0
+    duplicate_effects: int = 0
+    unsafe_actions_executed: int = 0
+    verifier_rejections: int = 0
+    # None in records made before it was counted.
+    behaviour: TrialBehaviour | None = None
+    recovery_time_s: float | None = None
+    faults_configured: list[str] = Field(default_factory=list)
+    faults_fired: list[str] = Field(default_factory=list)
+    # The lab's invariants over a durable trial's ledger and history (lab/invariants): each
+    # violation as "rule: what (events)". None: not checked (a baseline trial, a record made
+    # before they were, or one the lab could not read: `invariants_unchecked` says why).
+    invariant_violations: list[str] | None = None
+    invariants_unchecked: str = ""
+    # An infrastructure failure (the lab, not the agent): counted as a failure, shown apart.
+    infrastructure_error: str | None = None
+    # Its fork after step K, when the config asks for counterfactuals (a durable trial only).
+    counterfactual: CounterfactualRecord | None = None
+
+    @property
+    def tokens_useful(self) -> int:
+        return self.tokens - self.tokens_wasted
