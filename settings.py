@@ -8,34 +8,22 @@ Workflow code never imports this module: workflows get everything through their 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from contracts.errors import SettingsError
 
-PROJECT_ROOT = Path(__file__).resolve().parent
+# Where the checkout is: not configuration, so it lives with the contracts (contracts.project); named
+# here too for the commands and the lab that take it with the rest.
+from contracts.project import PROJECT_ROOT as PROJECT_ROOT
+from contracts.project import in_project as in_project
+from contracts.project import project_path as project_path
 
 
-def in_project(path: Path) -> str:
-    """A path as a run's input carries it: relative to the project when it is inside it, so a
-    worker in another checkout of the project (a container's /app) reads the same file in its
-    own. Anything else stays absolute."""
-    try:
-        return path.resolve().relative_to(PROJECT_ROOT).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def project_path(given: str) -> Path:
-    """A path from a run's input, on this machine: one relative to the project is in this
-    checkout of it (see in_project)."""
-    path = Path(given)
-    return path if path.is_absolute() else PROJECT_ROOT / path
-
-
-def data_dir() -> Path:
+def data_dir(env: Mapping[str, str] = os.environ) -> Path:
     """Where runs keep their state: workspaces, the dev server's database, reports."""
-    return _resolved(os.environ.get("AGENT_LAB_DATA", str(PROJECT_ROOT / "data")), os.getcwd())
+    return _resolved(env.get("AGENT_LAB_DATA", str(PROJECT_ROOT / "data")), os.getcwd())
 
 
 @lru_cache(maxsize=64)
@@ -67,6 +55,6 @@ def _port(name: str, default: int) -> int:
     return int(raw)
 
 
-def ops_url() -> str | None:
+def ops_url(env: Mapping[str, str] = os.environ) -> str | None:
     """Base URL of the operations service the side-effecting tools call, if one is configured."""
-    return os.environ.get("AGENT_LAB_OPS_URL") or None
+    return env.get("AGENT_LAB_OPS_URL") or None

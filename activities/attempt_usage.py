@@ -2,9 +2,9 @@
 
 Temporal retries a failed activity as a new attempt, maybe on another worker, and the failed
 attempt's result (and its token counts) is gone. Each failed attempt records its usage here
-(SQLite under the data directory); the attempt that succeeds adds up the earlier ones of the
-same activity and returns them with its own. (The baseline reads a failure's usage from the
-error itself.)
+(SQLite under the data directory: agent.dependencies.Dependencies.attempts, handed in by the
+activity); the attempt that succeeds adds up the earlier ones of the same activity and returns
+them with its own. (The baseline reads a failure's usage from the error itself.)
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pathlib import Path
 from temporalio import activity
 
 from contracts import Usage
-from settings import data_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS failed_attempts (
@@ -31,19 +30,20 @@ CREATE TABLE IF NOT EXISTS failed_attempts (
 """
 
 
-async def record_failed(usage: Usage) -> None:
+async def record_failed(path: Path, usage: Usage) -> None:
     info = activity.info()
     row = (info.workflow_id or "", info.activity_id, info.attempt, usage.model_dump_json())
-    await asyncio.to_thread(_execute, "INSERT OR REPLACE INTO failed_attempts VALUES (?, ?, ?, ?)", row)
+    await asyncio.to_thread(_execute, path, "INSERT OR REPLACE INTO failed_attempts VALUES (?, ?, ?, ?)", row)
 
 
-async def earlier_failures() -> Usage:
+async def earlier_failures(path: Path) -> Usage:
     """The summed usage of this activity's earlier, failed attempts."""
     if activity.info().attempt == 1:
         return Usage()
     info = activity.info()
     rows = await asyncio.to_thread(
         _query,
+        path,
         "SELECT usage FROM failed_attempts WHERE workflow_id = ? AND activity_id = ? AND attempt < ?",
         (info.workflow_id or "", info.activity_id, info.attempt),
     )
@@ -53,18 +53,14 @@ async def earlier_failures() -> Usage:
     return total
 
 
-def _execute(sql: str, row: tuple[object, ...]) -> None:
-    with contextlib.closing(_connect(_path())) as db, db:
+def _execute(path: Path, sql: str, row: tuple[object, ...]) -> None:
+    with contextlib.closing(_connect(path)) as db, db:
         db.execute(sql, row)
 
 
-def _query(sql: str, row: tuple[object, ...]) -> list[tuple[str]]:
-    with contextlib.closing(_connect(_path())) as db:
+def _query(path: Path, sql: str, row: tuple[object, ...]) -> list[tuple[str]]:
+    with contextlib.closing(_connect(path)) as db:
         return db.execute(sql, row).fetchall()
-
-
-def _path() -> Path:
-    return data_dir() / "attempts.sqlite"
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from pathlib import Path
 
 from temporalio.exceptions import ApplicationError
 
@@ -16,9 +17,10 @@ from contracts.errors import LabError, ProviderUnavailable
 
 
 @contextlib.asynccontextmanager
-async def activity_boundary(*, heartbeat: bool = True) -> AsyncIterator[None]:
+async def activity_boundary(attempts: Path, *, heartbeat: bool = True) -> AsyncIterator[None]:
     """The body of every activity: heartbeats while it runs (unless it is short), and the one
-    place where a LabError leaves as an ApplicationError."""
+    place where a LabError leaves as an ApplicationError. `attempts`: where a failed attempt's
+    cost is kept (agent.dependencies.Dependencies.attempts)."""
     try:
         if heartbeat:
             async with heartbeating():
@@ -29,7 +31,7 @@ async def activity_boundary(*, heartbeat: bool = True) -> AsyncIterator[None]:
         usage = getattr(error, "usage", None)
         if usage is not None:
             # Temporal keeps no result of a failed attempt: its cost is kept here instead.
-            await attempt_usage.record_failed(usage)
+            await attempt_usage.record_failed(attempts, usage)
         raise to_application_error(error) from None
 
 

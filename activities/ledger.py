@@ -7,12 +7,17 @@ import asyncio
 from temporalio import activity
 
 from activities.boundary import activity_boundary
-from agent.ledger import append, worker_name
+from agent.dependencies import Dependencies
+from agent.ledger import worker_name
 from contracts.envelopes import AppendLedgerInput, AppendLedgerResult
 
 
-@activity.defn
-async def append_ledger(request: AppendLedgerInput) -> AppendLedgerResult:
-    async with activity_boundary(heartbeat=False):
-        # flock, read, write and fsync block: in a thread, the worker's event loop keeps running.
-        return await asyncio.to_thread(append, request.run_id, request.entries, worker_name())
+class LedgerActivities:
+    def __init__(self, deps: Dependencies) -> None:
+        self.deps = deps
+
+    @activity.defn(name="append_ledger")
+    async def append_ledger(self, request: AppendLedgerInput) -> AppendLedgerResult:
+        async with activity_boundary(self.deps.attempts, heartbeat=False):
+            # flock, read, write and fsync block: in a thread, the worker's event loop keeps running.
+            return await asyncio.to_thread(self.deps.ledgers.append, request.run_id, request.entries, worker_name())

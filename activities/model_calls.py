@@ -11,6 +11,7 @@ from temporalio import activity
 from activities import attempt_usage
 from activities.boundary import activity_boundary
 from agent import model_calls
+from agent.dependencies import Dependencies
 from contracts import (
     CompileGoalInput,
     CompileGoalResult,
@@ -21,31 +22,32 @@ from contracts import (
 )
 
 
-@activity.defn
-async def compile_goal(request: CompileGoalInput) -> CompileGoalResult:
-    async with activity_boundary():
-        result = await model_calls.compile_goal(request)
-    return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures()})
+class ModelActivities:
+    def __init__(self, deps: Dependencies) -> None:
+        self.deps = deps
 
+    @activity.defn(name="compile_goal")
+    async def compile_goal(self, request: CompileGoalInput) -> CompileGoalResult:
+        async with activity_boundary(self.deps.attempts):
+            result = await model_calls.compile_goal(self.deps, request)
+        return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures(self.deps.attempts)})
 
-@activity.defn
-async def draft_plan(request: DraftPlanInput) -> DraftPlanResult:
-    async with activity_boundary():
-        result = await model_calls.draft_plan(request)
-    return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures()})
+    @activity.defn(name="draft_plan")
+    async def draft_plan(self, request: DraftPlanInput) -> DraftPlanResult:
+        async with activity_boundary(self.deps.attempts):
+            result = await model_calls.draft_plan(self.deps, request)
+        return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures(self.deps.attempts)})
 
+    @activity.defn(name="plan")
+    async def plan(self, request: DraftPlanInput) -> DraftPlanResult:
+        """`draft_plan` under the name runs started before it was renamed still schedule
+        (workflows.patches: `DRAFT_PLAN_ACTIVITY`)."""
+        return await self.draft_plan(request)
 
-@activity.defn(name="plan")
-async def plan(request: DraftPlanInput) -> DraftPlanResult:
-    """`draft_plan` under the name runs started before it was renamed still schedule
-    (workflows.patches: `DRAFT_PLAN_ACTIVITY`)."""
-    return await draft_plan(request)
-
-
-@activity.defn
-async def propose_action(request: ProposeActionInput) -> ProposeActionResult:
-    # The provider sees which attempt this is (a seeded noisy provider draws per attempt).
-    request = request.model_copy(update={"attempt": activity.info().attempt})
-    async with activity_boundary():
-        result = await model_calls.propose_action(request)
-    return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures()})
+    @activity.defn(name="propose_action")
+    async def propose_action(self, request: ProposeActionInput) -> ProposeActionResult:
+        # The provider sees which attempt this is (a seeded noisy provider draws per attempt).
+        request = request.model_copy(update={"attempt": activity.info().attempt})
+        async with activity_boundary(self.deps.attempts):
+            result = await model_calls.propose_action(self.deps, request)
+        return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures(self.deps.attempts)})

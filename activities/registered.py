@@ -1,33 +1,47 @@
-"""The activities a worker registers: every side effect of an agent run."""
+"""The activities a worker registers: every side effect of an agent run, as methods of objects
+built with the worker's Dependencies (what the core uses: its data directory, its services)."""
 
-from activities.execution import execute_read_only_tool, execute_tool
-from activities.fused import execute_and_check, record_then_propose, verify_and_read
-from activities.ledger import append_ledger
-from activities.model_calls import compile_goal, draft_plan, plan, propose_action
-from activities.postconditions import check_postconditions
-from activities.step_records import record_step
-from activities.subtasks import merge_subtask, prepare_subtask
-from activities.verification import verify_proposal
-from activities.workspace import prepare_fork, prepare_workspace
+from collections.abc import Callable
+from typing import Any
 
-ALL_ACTIVITIES = [
-    prepare_workspace,
-    compile_goal,
-    draft_plan,
-    plan,  # the name runs started before draft_plan still schedule
-    propose_action,
-    verify_proposal,
-    execute_tool,
-    execute_read_only_tool,
-    check_postconditions,
-    record_step,
-    append_ledger,
-    verify_and_read,
-    execute_and_check,
-    record_then_propose,
-    prepare_fork,
-    prepare_subtask,
-    merge_subtask,
-]
+from activities.execution import ToolActivities
+from activities.fused import FusedActivities
+from activities.ledger import LedgerActivities
+from activities.model_calls import ModelActivities
+from activities.postconditions import PostconditionActivities
+from activities.step_records import StepRecordActivities
+from activities.subtasks import SubtaskActivities
+from activities.verification import VerificationActivities
+from activities.workspace import WorkspaceActivities
+from agent.dependencies import Dependencies
 
-__all__ = ["ALL_ACTIVITIES"]
+
+def all_activities(deps: Dependencies) -> list[Callable[..., Any]]:
+    """Every activity, under the name runs schedule it by (recorded histories name them)."""
+    tools = ToolActivities(deps)
+    models = ModelActivities(deps)
+    fused = FusedActivities(deps)
+    workspaces = WorkspaceActivities(deps)
+    subtasks = SubtaskActivities(deps)
+    return [
+        workspaces.prepare_workspace,
+        models.compile_goal,
+        models.draft_plan,
+        models.plan,  # the name runs started before draft_plan still schedule
+        models.propose_action,
+        VerificationActivities(deps).verify_proposal,
+        tools.execute_tool,
+        tools.execute_read_only_tool,
+        PostconditionActivities(deps).check_postconditions,
+        StepRecordActivities(deps).record_step,
+        LedgerActivities(deps).append_ledger,
+        fused.verify_and_read,
+        fused.execute_and_check,
+        fused.record_then_propose,
+        workspaces.prepare_fork,
+        subtasks.prepare_subtask,
+        subtasks.merge_subtask,
+    ]
+
+
+__all__ = ["all_activities"]

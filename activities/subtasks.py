@@ -6,16 +6,20 @@ from temporalio import activity
 
 from activities.boundary import activity_boundary
 from agent import workspace
+from agent.dependencies import Dependencies
 from contracts import MergeSubtaskInput, MergeSubtaskResult, PrepareSubtaskInput, PrepareWorkspaceResult
 
 
-@activity.defn
-async def prepare_subtask(request: PrepareSubtaskInput) -> PrepareWorkspaceResult:
-    async with activity_boundary():
-        return await workspace.prepare_subtask(request)
+class SubtaskActivities:
+    def __init__(self, deps: Dependencies) -> None:
+        self.deps = deps
 
+    @activity.defn(name="prepare_subtask")
+    async def prepare_subtask(self, request: PrepareSubtaskInput) -> PrepareWorkspaceResult:
+        async with activity_boundary(self.deps.attempts):
+            return await workspace.prepare_subtask(self.deps, request)
 
-@activity.defn
-async def merge_subtask(request: MergeSubtaskInput) -> MergeSubtaskResult:
-    async with activity_boundary():
-        return await workspace.merge_subtask(request)
+    @activity.defn(name="merge_subtask")
+    async def merge_subtask(self, request: MergeSubtaskInput) -> MergeSubtaskResult:
+        async with activity_boundary(self.deps.attempts):
+            return await workspace.merge_subtask(self.deps, request)

@@ -12,23 +12,28 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.boundary import activity_boundary
+from agent.dependencies import Dependencies
 from agent.sandbox.private_tmp import selected_private_tmp
 from agent.verification import verify
 from contracts import Verdict
 from contracts.envelopes import VerifyProposalInput
 
 
-@activity.defn
-async def verify_proposal(request: VerifyProposalInput) -> Verdict:
-    async with activity_boundary(heartbeat=False):
-        private_tmp = await selected_private_tmp()
-        # In a thread: fingerprinting the workspace reads its files.
-        return await asyncio.to_thread(
-            verify,
-            Path(request.workspace),
-            request.proposal,
-            request.profile,
-            request.executed,
-            request.effects,
-            private_tmp=private_tmp,
-        )
+class VerificationActivities:
+    def __init__(self, deps: Dependencies) -> None:
+        self.deps = deps
+
+    @activity.defn(name="verify_proposal")
+    async def verify_proposal(self, request: VerifyProposalInput) -> Verdict:
+        async with activity_boundary(self.deps.attempts, heartbeat=False):
+            private_tmp = await selected_private_tmp(self.deps)
+            # In a thread: fingerprinting the workspace reads its files.
+            return await asyncio.to_thread(
+                verify,
+                Path(request.workspace),
+                request.proposal,
+                request.profile,
+                request.executed,
+                request.effects,
+                private_tmp=private_tmp,
+            )

@@ -29,7 +29,6 @@ from agent.checkpoint_restore import restore
 from agent.checkpoint_snapshot import commit_workspace, left_out_in
 from contracts.checkpoints import Checkpoint
 from contracts.errors import CheckpointError, MergeConflict
-from settings import data_dir
 
 log = logging.getLogger(__name__)
 
@@ -55,24 +54,25 @@ __all__ = [
 ]
 
 
-def repository(workspace: Path) -> Path:
-    """Where a workspace's checkpoints live: one repository per workspace path."""
+def repository(root: Path, workspace: Path) -> Path:
+    """Where a workspace's checkpoints live: one repository per workspace path, under `root`
+    (every public function here takes it first: agent.dependencies.Dependencies.checkpoints)."""
     resolved = workspace.resolve()
     digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
-    return data_dir() / "checkpoints" / f"{resolved.name}-{digest}.git"
+    return root / f"{resolved.name}-{digest}.git"
 
 
-def init(workspace: Path) -> str:
+def init(root: Path, workspace: Path) -> str:
     """A repository holding the workspace as its first commit; an existing one is kept."""
-    repo = repository(workspace)
-    if repo.exists() and not _recognised(workspace):
+    repo = repository(root, workspace)
+    if repo.exists() and not _recognised(root, workspace):
         # A worker killed inside `git init` left a directory git does not take for a repository,
         # and every retry failed on it ("not a git repository": the soak found it). It holds no
         # commit, so nothing is lost: it is made again.
         log.warning("removed %s, left by a `git init` that did not finish (a killed worker)", repo)
         shutil.rmtree(repo)
     if repo.exists():
-        git = _git(workspace)
+        git = _git(root, workspace)
         head = _head(git)
         if head is not None:
             return head[0]
@@ -80,7 +80,7 @@ def init(workspace: Path) -> str:
         # run in the workspace yet (the run's steps start after this returns).
     else:
         repo.parent.mkdir(parents=True, exist_ok=True)
-        git = _git(workspace, must_exist=False)
+        git = _git(root, workspace, must_exist=False)
         # No template: nothing of the system's (sample hooks) in a repository of ours.
         git.run("init", "-q", "--bare", "--template=", "-b", "main")
     first = commit_workspace(git, workspace, _branch(git), None, "fixture", [])
@@ -89,11 +89,11 @@ def init(workspace: Path) -> str:
     return first.commit
 
 
-def checkpoint(workspace: Path, step: int, message: str) -> Checkpoint:
+def checkpoint(root: Path, workspace: Path, step: int, message: str) -> Checkpoint:
     """Commit everything as step `step`; what was left out is named in the result. Idempotent:
     if HEAD already is that step's commit (a retry after a crash between commit and record),
     it is returned as is."""
-    git = _git(workspace)
+    git = _git(root, workspace)
     head = _head(git)
     if head is not None and f"{STEP_TRAILER}: {step}" in _trailers(head[1]).splitlines():
         named, more = left_out_in(_trailers(head[1]))
@@ -104,56 +104,56 @@ def checkpoint(workspace: Path, step: int, message: str) -> Checkpoint:
     return commit_workspace(git, workspace, _branch(git), parent, subject, [f"{STEP_TRAILER}: {step}"])
 
 
-def rollback(workspace: Path, checkpoint_id: str) -> None:
+def rollback(root: Path, workspace: Path, checkpoint_id: str) -> None:
     """Back to exactly the checkpoint: its files as they were, everything else removed (caches
     and files left out of it included), and the checkpoint the branch's head again."""
-    git = _git(workspace)
+    git = _git(root, workspace)
     restore(git, workspace, checkpoint_id, _owner(workspace))
     git.run("update-ref", "HEAD", checkpoint_id)
 
 
-def fork(source: Path, target: Path, checkpoint_id: str) -> None:
+def fork(root: Path, source: Path, target: Path, checkpoint_id: str) -> None:
     """`target` as `source` was at its checkpoint: source's repository copied to be target's
     (every checkpoint of the parent stays reachable), the checkpoint restored in target.
     Idempotent: a target that has its repository already is only rolled back again."""
-    if not repository(source).is_dir():
-        raise CheckpointError(f"{source} has no checkpoints left ({repository(source)} is gone)")
-    if not repository(target).exists():
-        scratch = repository(target).with_name(repository(target).name + ".partial")
+    if not repository(root, source).is_dir():
+        raise CheckpointError(f"{source} has no checkpoints left ({repository(root, source)} is gone)")
+    if not repository(root, target).exists():
+        scratch = repository(root, target).with_name(repository(root, target).name + ".partial")
         shutil.rmtree(scratch, ignore_errors=True)
-        shutil.copytree(repository(source), scratch, symlinks=True)
-        scratch.rename(repository(target))
-    rollback(target, checkpoint_id)
+        shutil.copytree(repository(root, source), scratch, symlinks=True)
+        scratch.rename(repository(root, target))
+    rollback(root, target, checkpoint_id)
 
 
-def add_worktree(workspace: Path, target: Path, branch: str, checkpoint_id: str) -> str:
+def add_worktree(root: Path, workspace: Path, target: Path, branch: str, checkpoint_id: str) -> str:
     """`target` a subtask's workspace: the checkpoint restored into it, its checkpoints on a
-    new branch `branch` of `workspace`'s repository. Its git directory, `repository(target)`,
+    new branch `branch` of `workspace`'s repository. Its git directory, `repository(root, target)`,
     holds only its own HEAD (on `branch`) and names the parent's repository as its common
     directory (git's own layout for worktrees), so its commits land in the parent's object
     store and merge back without a copy. No git work tree is involved. Idempotent: a target
     that has its repository already is only rolled back to the checkpoint (a retry after a
     crash). Returns the checkpoint."""
-    if not repository(target).exists():
-        parent = _git(workspace)
+    if not repository(root, target).exists():
+        parent = _git(root, workspace)
         parent.run("update-ref", f"refs/heads/{branch}", checkpoint_id)
-        scratch = repository(target).with_name(repository(target).name + ".partial")
+        scratch = repository(root, target).with_name(repository(root, target).name + ".partial")
         shutil.rmtree(scratch, ignore_errors=True)
         scratch.mkdir(parents=True)
-        (scratch / "commondir").write_text(f"{repository(workspace).resolve()}\n")
+        (scratch / "commondir").write_text(f"{repository(root, workspace).resolve()}\n")
         (scratch / "HEAD").write_text(f"ref: refs/heads/{branch}\n")
-        scratch.rename(repository(target))
+        scratch.rename(repository(root, target))
     target.mkdir(parents=True, exist_ok=True)
-    rollback(target, checkpoint_id)
+    rollback(root, target, checkpoint_id)
     return checkpoint_id
 
 
-def merge(workspace: Path, commit: str, message: str) -> str:
+def merge(root: Path, workspace: Path, commit: str, message: str) -> str:
     """Merge `commit` (a subtask's last checkpoint) into the workspace, always as a merge commit
     (the history shows which subtask brought what), computed in the object store and then
     restored into the workspace. Raises MergeConflict naming the files, the workspace left as
     it was. Idempotent: a commit merged already is not merged again."""
-    git = _git(workspace)
+    git = _git(root, workspace)
     head = _head(git)
     if head is None:
         raise CheckpointError(f"{workspace} has no checkpoint to merge {commit[:12]} into")
@@ -176,23 +176,23 @@ def merge(workspace: Path, commit: str, message: str) -> str:
     return merge_commit
 
 
-def history(workspace: Path) -> list[tuple[str, str]]:
+def history(root: Path, workspace: Path) -> list[tuple[str, str]]:
     """The checkpoints, newest first: (commit id, subject)."""
-    lines = _git(workspace).out("log", "--format=%H %s").splitlines()
+    lines = _git(root, workspace).out("log", "--format=%H %s").splitlines()
     return [(line[:40], line[41:]) for line in lines]
 
 
-def _git(workspace: Path, must_exist: bool = True) -> Git:
-    repo = repository(workspace)
+def _git(root: Path, workspace: Path, must_exist: bool = True) -> Git:
+    repo = repository(root, workspace)
     if must_exist and not repo.exists():
         raise CheckpointError(f"{workspace} has no checkpoint repository ({repo})")
     clear_stale_locks(repo)
     return Git(repo, time.monotonic() + DEADLINE_S)
 
 
-def _recognised(workspace: Path) -> bool:
+def _recognised(root: Path, workspace: Path) -> bool:
     try:
-        _git(workspace).run("rev-parse", "--git-dir")
+        _git(root, workspace).run("rev-parse", "--git-dir")
     except CheckpointError:
         return False
     return True

@@ -17,7 +17,7 @@ from collections import OrderedDict
 
 from pydantic import BaseModel
 
-from agent import artifacts
+from agent.artifacts import ArtifactStore
 from contracts import Turn
 
 
@@ -26,11 +26,11 @@ class StoredTurn(BaseModel):
     turn: Turn
 
 
-def store_turn(previous: str | None, turn: Turn) -> str:
+def store_turn(store: ArtifactStore, previous: str | None, turn: Turn) -> str:
     """The reference of `turn` after the chain whose latest turn is `previous` (None: the first)."""
     stored = StoredTurn(previous=previous, turn=turn).model_dump(mode="json")
     data = json.dumps(stored, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return artifacts.put_bytes(data).sha256
+    return store.put_bytes(data).sha256
 
 
 # Chains this process has read, by their latest turn's reference: a chain is immutable (its
@@ -41,9 +41,9 @@ _CHAINS_KEPT = 256
 _CHAINS_LOCK = threading.Lock()
 
 
-def load_turns(latest: str | None) -> list[Turn]:
+def load_turns(store: ArtifactStore, latest: str | None) -> list[Turn]:
     """The turns of the chain that ends at `latest`, oldest first. Each turn not read before is
-    read from the store and checked against its name (agent.artifacts.get_bytes)."""
+    read from the store and checked against its name (ArtifactStore.get_bytes)."""
     newest_first: list[Turn] = []
     reference = latest
     known: tuple[Turn, ...] = ()
@@ -53,7 +53,7 @@ def load_turns(latest: str | None) -> list[Turn]:
             if known:
                 _CHAINS.move_to_end(reference)
                 break
-        stored = StoredTurn.model_validate_json(artifacts.get_bytes(reference))
+        stored = StoredTurn.model_validate_json(store.get_bytes(reference))
         newest_first.append(stored.turn)
         reference = stored.previous
     chain = known + tuple(reversed(newest_first))

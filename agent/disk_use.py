@@ -23,12 +23,13 @@ from contracts.errors import WalkTooLong
 MEASURE_DEADLINE_S = 20.0
 
 
-def measure(workspace: Path) -> DiskUse:
+def measure(checkpoints_root: Path, workspace: Path) -> DiskUse:
+    """`checkpoints_root`: where checkpoint repositories live (agent.checkpoints.repository)."""
     deadline = deadline_in(MEASURE_DEADLINE_S)
     try:
         return DiskUse(
             workspace_bytes=_bytes(workspace, deadline),
-            checkpoint_bytes=_bytes(checkpoints.repository(workspace), deadline),
+            checkpoint_bytes=_bytes(checkpoints.repository(checkpoints_root, workspace), deadline),
         )
     except WalkTooLong:
         return DiskUse(uncounted=f"its workspace could not be measured within {MEASURE_DEADLINE_S:g} s")

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-import settings
 from agent import checkpoints, faults
+from agent.dependencies import Dependencies
 from agent.effects.keys import canonical_json, idempotency_key
-from agent.effects.store import EffectStore
 from agent.faults import FaultPoint
 from agent.sandbox import CommandOutcome, current_sandbox
 from agent.tools.context import ToolContext
@@ -30,7 +28,7 @@ from contracts.budget import mib
 from contracts.errors import ToolError, ToolUnavailable
 
 
-async def execute(request: ExecuteToolInput) -> ToolResult:
+async def execute(deps: Dependencies, request: ExecuteToolInput) -> ToolResult:
     name = request.proposal.tool or ""
     tool = TOOLS.get(name)
     if tool is None:
@@ -49,14 +47,15 @@ async def execute(request: ExecuteToolInput) -> ToolResult:
         world_id=request.world_id or request.run_id,
         step=request.step,
         idempotency_key=key,
-        sandbox=await current_sandbox() if tool.uses_sandbox else None,
-        ops_url=settings.ops_url(),
+        sandbox=await current_sandbox(deps) if tool.uses_sandbox else None,
+        artifacts=deps.artifacts,
+        ops_url=deps.ops_url,
         disk_left_bytes=request.disk_left_bytes,
     )
     if not tool.recorded:
-        return await _run(tool, ctx, arguments)
+        return await _run(deps.fault_plan, tool, ctx, arguments)
 
-    store = _store()
+    store = deps.effects
     record = await asyncio.to_thread(store.lookup, key)
     if record is not None and record.done and record.result is not None:
         return record.result.model_copy(update={"replayed": True})
@@ -70,11 +69,11 @@ async def execute(request: ExecuteToolInput) -> ToolResult:
     if record is not None and not tool.external_effects and request.checkpoint:
         # An attempt on the workspace died mid-way and may have left half its work: start
         # again from the last checkpoint, so the step acts once on a clean tree.
-        await asyncio.to_thread(checkpoints.rollback, ctx.workspace, request.checkpoint)
+        await asyncio.to_thread(checkpoints.rollback, deps.checkpoints, ctx.workspace, request.checkpoint)
     if record is None:
         await asyncio.to_thread(store.record_intent, key, request.run_id, request.step, name, canonical_json(canonical))
-    result = await _run(tool, ctx, arguments)
-    await faults.reach(FaultPoint.AFTER_EFFECT, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
+    result = await _run(deps.fault_plan, tool, ctx, arguments)
+    await faults.reach(deps.fault_plan, FaultPoint.AFTER_EFFECT, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
     await asyncio.to_thread(store.record_effect, key, result)
     return result
 
@@ -90,11 +89,13 @@ async def _probe(name: str, probe: ToolProbe, ctx: ToolContext, arguments: BaseM
         raise ToolUnavailable(f"cannot tell whether {name} already acted: {type(error).__name__}: {error}") from None
 
 
-async def _run(tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult:
+async def _run(fault_plan: Path | None, tool: Tool, ctx: ToolContext, arguments: BaseModel) -> ToolResult:
     started = time.perf_counter()
     base = ToolResult(tool=tool.name, ok=False, idempotency_key=ctx.idempotency_key)
     try:
-        injected = await faults.reach(FaultPoint.TOOL_EXECUTION, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
+        injected = await faults.reach(
+            fault_plan, FaultPoint.TOOL_EXECUTION, run_id=ctx.run_id, step=ctx.step, tool=tool.name
+        )
         if injected == "transient_error":
             raise ToolUnavailable(f"{tool.name}: injected transient error")
         if injected == "timeout":
@@ -143,15 +144,6 @@ def _run_disk_left(left: int) -> str:
         f"that limit is what was left of the run's host-disk budget ({mib(left)}: its workspace, "
         "checkpoints and stored output count together), and the run ends once it is spent"
     )
-
-
-@cache
-def _store_at(path: Path) -> EffectStore:
-    return EffectStore(path)
-
-
-def _store() -> EffectStore:
-    return _store_at(settings.data_dir() / "effects.sqlite")
 
 
 def _since(started: float) -> float:

@@ -1,6 +1,7 @@
 """Fault injection at named points of the code, for crash tests and experiments.
 
-A fault plan (JSON, a FaultPlan) named by AGENT_LAB_FAULT_PLAN lists faults; when running code
+A fault plan (JSON, a FaultPlan) lists faults (a worker is handed its path, from
+AGENT_LAB_FAULT_PLAN: agent.dependencies.Dependencies.fault_plan); when running code
 reaches a matching point, the fault fires once, for the whole machine: its marker file is
 created before it acts, so a restarted process does not fire it again. A `kill` fault SIGKILLs
 the process it fires in (a worker, or a baseline loop), as a crash would; a `transient_error`
@@ -61,11 +62,14 @@ def fired(plan_path: Path) -> list[int]:
 
 
 async def reach(
-    point: FaultPoint, *, run_id: str, step: int | None = None, tool: str | None = None
+    plan_path: Path | None, point: FaultPoint, *, run_id: str, step: int | None = None, tool: str | None = None
 ) -> Literal["transient_error", "timeout"] | None:
-    """Fire the first matching fault that has not fired yet (normally: do nothing). A kill does
-    not return; a tool fault returns its action for the caller to carry out."""
-    found = _matching(point, run_id, step, tool)
+    """Fire the first fault of the plan at `plan_path` (agent.dependencies.Dependencies.fault_plan;
+    None: no plan) that matches and has not fired yet (normally: do nothing). A kill does not
+    return; a tool fault returns its action for the caller to carry out."""
+    if plan_path is None:
+        return None
+    found = _matching(plan_path, point, run_id, step, tool)
     if found is None:
         return None
     plan_path, index, fault = found
@@ -78,11 +82,9 @@ async def reach(
     return None
 
 
-def _matching(point: FaultPoint, run_id: str, step: int | None, tool: str | None) -> tuple[Path, int, FaultSpec] | None:
-    raw = os.environ.get(FAULT_PLAN_ENV)
-    if not raw:
-        return None
-    plan_path = Path(raw)
+def _matching(
+    plan_path: Path, point: FaultPoint, run_id: str, step: int | None, tool: str | None
+) -> tuple[Path, int, FaultSpec] | None:
     plan = _load(plan_path, plan_path.stat().st_mtime_ns)
     done = set(fired(plan_path))
     for index, fault in enumerate(plan.faults):

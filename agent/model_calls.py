@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agent import faults
 from agent.conversation import load_turns
+from agent.dependencies import Dependencies
 from agent.faults import FaultPoint
 from agent.providers.factory import build_provider
 from agent.tools.listing import workspace_files
@@ -28,8 +29,8 @@ from contracts import (
 )
 
 
-async def compile_goal(request: CompileGoalInput) -> CompileGoalResult:
-    reply = await build_provider(request.provider).interpret_goal(request.goal)
+async def compile_goal(deps: Dependencies, request: CompileGoalInput) -> CompileGoalResult:
+    reply = await build_provider(request.provider, deps).interpret_goal(request.goal)
     spec = GoalSpec(
         goal=request.goal,
         summary=reply.value.summary,
@@ -40,9 +41,9 @@ async def compile_goal(request: CompileGoalInput) -> CompileGoalResult:
     return CompileGoalResult(goal_spec=spec, usage=reply.usage)
 
 
-async def draft_plan(request: DraftPlanInput) -> DraftPlanResult:
+async def draft_plan(deps: Dependencies, request: DraftPlanInput) -> DraftPlanResult:
     spec = request.goal_spec
-    provider = build_provider(request.provider)
+    provider = build_provider(request.provider, deps)
     if request.revision is None:
         reply = await provider.draft_plan(spec.goal, spec.summary, tool_specs())
     else:
@@ -65,14 +66,14 @@ def with_acceptance(drafted: Plan, acceptance: list[Postcondition]) -> Plan:
     return drafted.model_copy(update={"tasks": tasks})
 
 
-async def propose_action(request: ProposeActionInput) -> ProposeActionResult:
+async def propose_action(deps: Dependencies, request: ProposeActionInput) -> ProposeActionResult:
     if request.conversation is not None and not request.history:
-        turns = await asyncio.to_thread(load_turns, request.conversation)
+        turns = await asyncio.to_thread(load_turns, deps.artifacts, request.conversation)
         request = request.model_copy(update={"history": turns})
     if request.workspace and not request.workspace_files:
         listing = await asyncio.to_thread(workspace_files, Path(request.workspace))
         request = request.model_copy(update={"workspace_files": listing})
-    result = await build_provider(request.provider).propose(request, tool_specs())
+    result = await build_provider(request.provider, deps).propose(request, tool_specs())
     # A crash here loses an answer already paid for: the retry pays again.
-    await faults.reach(FaultPoint.MODEL_CALL, run_id=request.run_id, step=request.step)
+    await faults.reach(deps.fault_plan, FaultPoint.MODEL_CALL, run_id=request.run_id, step=request.step)
     return result

@@ -17,7 +17,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import settings
 from agent.ops_client import error_message, ops_request
 from contracts.errors import ToolError, ToolUnavailable, WorkspaceError
 
@@ -31,17 +30,17 @@ def seed_file(fixture: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def require_ops_url() -> str:
-    url = settings.ops_url()
+def require_ops_url(url: str | None) -> str:
+    """The service's URL (agent.dependencies.Dependencies.ops_url), which a task on it needs."""
     if url is None:
         raise WorkspaceError("this task needs the operations service: set AGENT_LAB_OPS_URL")
     return url
 
 
-async def seed_world(seed: Path, world_id: str) -> None:
+async def seed_world(url: str | None, seed: Path, world_id: str) -> None:
     """Seed the world's tenant. The service seeds a tenant once and answers every later seed
     with "already seeded", changing nothing: a retry or a rerun of the world is safe."""
-    url = require_ops_url()
+    url = require_ops_url(url)
     try:
         data = json.loads(await asyncio.to_thread(seed.read_bytes))
     except (OSError, ValueError) as error:
@@ -56,12 +55,12 @@ async def seed_world(seed: Path, world_id: str) -> None:
         raise WorkspaceError(f"the operations service refused the seed in {seed}: {error_message(response)}")
 
 
-async def fork_world(parent_world_id: str, world_id: str, effect_keys: list[str]) -> None:
+async def fork_world(url: str | None, parent_world_id: str, world_id: str, effect_keys: list[str]) -> None:
     """Make the world a forked run starts in: its parent's world as it was when only the
     effects made under `effect_keys` had happened (the service's `POST /fork`, which copies
     them and makes nothing anew). A parent's world that lacks one of them is not the world the
     parent's record describes, and the fork is refused rather than started in another."""
-    url = require_ops_url()
+    url = require_ops_url(url)
     body = {"parent": parent_world_id, "keys": effect_keys}
     try:
         response = await ops_request(url, "POST", "/fork", world_id=world_id, body=body)
@@ -87,9 +86,8 @@ async def fork_world(parent_world_id: str, world_id: str, effect_keys: list[str]
         )
 
 
-async def world_state(world_id: str) -> dict[str, Any]:
+async def world_state(url: str | None, world_id: str) -> dict[str, Any]:
     """The tenant's whole state: orders, refunds, tickets, accounts (see `GET /state`)."""
-    url = settings.ops_url()
     if url is None:
         raise ToolError("no operations service is configured (set AGENT_LAB_OPS_URL)")
     response = await ops_request(url, "GET", "/state", world_id=world_id)

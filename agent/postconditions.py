@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import ops_world
+from agent.dependencies import Dependencies
 from agent.hostile_tree import NotRegularFile, WalkTooLong, chunks_of, deadline_in
 from agent.sandbox import current_sandbox
 from agent.tools.output import truncate
@@ -33,25 +34,30 @@ _READ_DEADLINE_S = 20.0
 
 
 async def check(
-    workspace: Path, postconditions: list[Postcondition], world_id: str | None = None, *, retry_outages: bool = False
+    deps: Dependencies,
+    workspace: Path,
+    postconditions: list[Postcondition],
+    world_id: str | None = None,
+    *,
+    retry_outages: bool = False,
 ) -> PostconditionResult:
     """`retry_outages`: a service that does not answer raises ToolUnavailable instead of
     failing its postconditions, so an activity retries rather than reporting a done task as
     unfinished (which could lead a model to act again)."""
-    world = _World(world_id, retry_outages)
+    world = _World(deps.ops_url, world_id, retry_outages)
     outcomes = []
     for postcondition in postconditions:
         if isinstance(postcondition, ServiceCount):
             outcomes.append(await _check_service_count(world, postcondition))
         else:
-            outcomes.append(await _check_one(workspace, postcondition))
+            outcomes.append(await _check_one(deps, workspace, postcondition))
     return PostconditionResult(outcomes=outcomes)
 
 
-async def _check_one(workspace: Path, postcondition: Postcondition) -> PostconditionOutcome:
+async def _check_one(deps: Dependencies, workspace: Path, postcondition: Postcondition) -> PostconditionOutcome:
     description = postcondition.describe()
     if isinstance(postcondition, CommandExitCode):
-        sandbox = await current_sandbox()
+        sandbox = await current_sandbox(deps)
         outcome = await sandbox.run(postcondition.command, workspace, postcondition.timeout_s)
         if outcome.timed_out:
             return PostconditionOutcome(description=description, passed=False, detail="timed out")
@@ -98,7 +104,8 @@ def _found_in(target: Path, text: str) -> bool | None:
 class _World:
     """The run's tenant state, fetched on first use and kept for the rest of one check."""
 
-    def __init__(self, world_id: str | None, retry_outages: bool) -> None:
+    def __init__(self, ops_url: str | None, world_id: str | None, retry_outages: bool) -> None:
+        self.ops_url = ops_url
         self.world_id = world_id
         self._retry_outages = retry_outages
         self._state: dict[str, Any] | None = None
@@ -111,7 +118,7 @@ class _World:
                 self._error = "no world id: the run's tenant in the operations service is unknown"
             else:
                 try:
-                    self._state = await ops_world.world_state(self.world_id)
+                    self._state = await ops_world.world_state(self.ops_url, self.world_id)
                 except ToolUnavailable as error:
                     if self._retry_outages:
                         raise

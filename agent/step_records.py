@@ -20,13 +20,14 @@ from pydantic import JsonValue
 
 from agent import checkpoints, disk_use, ledger
 from agent.conversation import store_turn
+from agent.dependencies import Dependencies
 from agent.tools.registry import READ_ONLY_TOOLS
 from contracts.envelopes import RecordStepInput, RecordStepResult
 from contracts.ledger import LedgerEntry
 from contracts.provider import Turn
 
 
-async def record_step(request: RecordStepInput) -> RecordStepResult:
+async def record_step(deps: Dependencies, request: RecordStepInput) -> RecordStepResult:
     workspace = Path(request.workspace)
     checkpoint = request.checkpoint
     entries = list(request.entries)
@@ -34,7 +35,9 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
     turn = request.turn
     payload: dict[str, JsonValue] = {}
     if request.action == "commit" and not _left_unchanged(entries):
-        made = await asyncio.to_thread(checkpoints.checkpoint, workspace, request.step, request.message)
+        made = await asyncio.to_thread(
+            checkpoints.checkpoint, deps.checkpoints, workspace, request.step, request.message
+        )
         checkpoint = made.commit
         note = made.note()
         if note is not None:
@@ -43,12 +46,12 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
             if turn is not None:
                 turn = turn.model_copy(update={"feedback": f"{turn.feedback}\n{note}".strip()})
     elif request.action == "rollback" and not _left_unchanged(entries):
-        await asyncio.to_thread(checkpoints.rollback, workspace, request.checkpoint)
+        await asyncio.to_thread(checkpoints.rollback, deps.checkpoints, workspace, request.checkpoint)
     disk = None
     if request.action != "none" and not _left_unchanged(entries):
         # After the git call: what the workspace and its checkpoints hold now, for the run's
         # host-disk budget (a step that only read changed neither, and is not measured).
-        disk = await asyncio.to_thread(disk_use.measure, workspace)
+        disk = await asyncio.to_thread(disk_use.measure, deps.checkpoints, workspace)
     if request.action != "none" and time is not None:
         entries.append(
             LedgerEntry(
@@ -61,14 +64,14 @@ async def record_step(request: RecordStepInput) -> RecordStepResult:
             )
         )
     # flock, read, write and fsync block: in a thread (one hop for both), the event loop keeps running.
-    conversation = await asyncio.to_thread(_write, request, entries, turn)
+    conversation = await asyncio.to_thread(_write, deps, request, entries, turn)
     return RecordStepResult(checkpoint=checkpoint, conversation=conversation, disk=disk)
 
 
-def _write(request: RecordStepInput, entries: list[LedgerEntry], turn: Turn | None) -> str | None:
+def _write(deps: Dependencies, request: RecordStepInput, entries: list[LedgerEntry], turn: Turn | None) -> str | None:
     """The step's ledger events, then its turn: the reference of the task's conversation after it."""
-    ledger.append(request.run_id, entries, ledger.worker_name())
-    return store_turn(request.previous, turn) if turn is not None else None
+    deps.ledgers.append(request.run_id, entries, ledger.worker_name())
+    return store_turn(deps.artifacts, request.previous, turn) if turn is not None else None
 
 
 def _left_unchanged(entries: list[LedgerEntry]) -> bool:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from agent import checkpoints, ops_world
 from agent.conversation import store_turn
-from agent.sandbox import sandbox_report
+from agent.dependencies import Dependencies
+from agent.sandbox import report_for
 from agent.sandbox.identity import workspace_owner
 from agent.tools.files import workspace_files
 from contracts import (
@@ -25,16 +26,16 @@ from contracts import (
     PrepareWorkspaceResult,
 )
 from contracts.errors import WorkspaceError
-from settings import data_dir, project_path
+from contracts.project import project_path
 
 _NOT_COPIED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
 
 
-def workspace_path(world_id: str) -> Path:
-    return data_dir() / "workspaces" / world_id
+def workspace_path(deps: Dependencies, world_id: str) -> Path:
+    return deps.workspaces / world_id
 
 
-async def prepare_workspace(request: PrepareWorkspaceInput) -> PrepareWorkspaceResult:
+async def prepare_workspace(deps: Dependencies, request: PrepareWorkspaceInput) -> PrepareWorkspaceResult:
     """The run's workspace, its first checkpoint, and the sandbox its commands will run in
     (named before the first step: a run that will run unsandboxed says so at its start).
     Raises WorkspaceError, ToolUnavailable (the run's world), CheckpointError or
@@ -43,17 +44,17 @@ async def prepare_workspace(request: PrepareWorkspaceInput) -> PrepareWorkspaceR
     seed = await asyncio.to_thread(ops_world.seed_file, fixture)
     if seed is not None:
         # Before the copy: a run that cannot reach its world leaves no workspace behind.
-        ops_world.require_ops_url()
-    path = await asyncio.to_thread(_prepare, fixture, workspace_path(request.world_id))
-    first = await asyncio.to_thread(checkpoints.init, path)
+        ops_world.require_ops_url(deps.ops_url)
+    path = await asyncio.to_thread(_prepare, fixture, workspace_path(deps, request.world_id))
+    first = await asyncio.to_thread(checkpoints.init, deps.checkpoints, path)
     if seed is not None:
-        await ops_world.seed_world(seed, request.world_id)
-    sandbox = await asyncio.to_thread(sandbox_report)
+        await ops_world.seed_world(deps.ops_url, seed, request.world_id)
+    sandbox = await asyncio.to_thread(report_for, deps)
     files = await asyncio.to_thread(workspace_files, path)
     return PrepareWorkspaceResult(path=str(path), checkpoint=first, sandbox=sandbox, files=files)
 
 
-async def prepare_fork(request: PrepareForkInput) -> PrepareForkResult:
+async def prepare_fork(deps: Dependencies, request: PrepareForkInput) -> PrepareForkResult:
     """A forked run's workspace, as its parent's was at the checkpoint it forks from, and its
     task's turns so far as the conversation its next proposal refers to. Raises
     CheckpointError where the parent's checkpoints are gone; for a run on the operations
@@ -61,37 +62,41 @@ async def prepare_fork(request: PrepareForkInput) -> PrepareForkResult:
     if request.parent_world_id is not None:
         # Before the workspace, as in prepare_workspace: a fork that cannot have its world
         # leaves no workspace behind.
-        await ops_world.fork_world(request.parent_world_id, request.world_id, request.effect_keys)
-    path = workspace_path(request.world_id)
+        await ops_world.fork_world(deps.ops_url, request.parent_world_id, request.world_id, request.effect_keys)
+    path = workspace_path(deps, request.world_id)
     await asyncio.to_thread(_make_owned_directory, path)
-    await asyncio.to_thread(checkpoints.fork, project_path(request.parent_workspace), path, request.checkpoint)
+    await asyncio.to_thread(
+        checkpoints.fork, deps.checkpoints, project_path(request.parent_workspace), path, request.checkpoint
+    )
     conversation = None
     for turn in request.turns:
-        conversation = await asyncio.to_thread(store_turn, conversation, turn)
-    sandbox = await asyncio.to_thread(sandbox_report)
+        conversation = await asyncio.to_thread(store_turn, deps.artifacts, conversation, turn)
+    sandbox = await asyncio.to_thread(report_for, deps)
     return PrepareForkResult(path=str(path), checkpoint=request.checkpoint, sandbox=sandbox, conversation=conversation)
 
 
-async def prepare_subtask(request: PrepareSubtaskInput) -> PrepareWorkspaceResult:
+async def prepare_subtask(deps: Dependencies, request: PrepareSubtaskInput) -> PrepareWorkspaceResult:
     """A subtask's workspace: its parent's checkpoint restored into a directory of its own,
     its checkpoints on the branch `subtask/RUN_ID` of the parent's repository, owned (under a
     root worker) by a user of its own as every workspace is. Raises CheckpointError where the
     parent's repository is gone."""
-    path = workspace_path(request.run_id)
+    path = workspace_path(deps, request.run_id)
     await asyncio.to_thread(_make_owned_directory, path)
     parent = project_path(request.parent_workspace)
     branch = f"subtask/{request.run_id}"
-    first = await asyncio.to_thread(checkpoints.add_worktree, parent, path, branch, request.checkpoint)
-    sandbox = await asyncio.to_thread(sandbox_report)
+    first = await asyncio.to_thread(
+        checkpoints.add_worktree, deps.checkpoints, parent, path, branch, request.checkpoint
+    )
+    sandbox = await asyncio.to_thread(report_for, deps)
     return PrepareWorkspaceResult(path=str(path), checkpoint=first, sandbox=sandbox)
 
 
-async def merge_subtask(request: MergeSubtaskInput) -> MergeSubtaskResult:
+async def merge_subtask(deps: Dependencies, request: MergeSubtaskInput) -> MergeSubtaskResult:
     """A subtask's work merged into its parent's workspace. Raises MergeConflict (the parent's
     workspace left as it was) for the parent to feed back to planning."""
     message = f"merge task {request.task_id} ({request.subtask_run_id})"
     workspace = project_path(request.workspace)
-    merged = await asyncio.to_thread(checkpoints.merge, workspace, request.commit, message)
+    merged = await asyncio.to_thread(checkpoints.merge, deps.checkpoints, workspace, request.commit, message)
     return MergeSubtaskResult(checkpoint=merged)
 
 

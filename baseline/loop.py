@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from agent import disk_use, feedback
 from agent.budget import disk_exhausted, disk_left
+from agent.dependencies import Dependencies
 from agent.earlier_effects import earlier_effect, for_rule
 from agent.execution import execute
 from agent.model_calls import propose_action
@@ -49,7 +50,17 @@ Out = TypeVar("Out")
 
 
 class BaselineLoop:
-    def __init__(self, *, on_step: StepCallback | None = None, attempts: int = 3, retry_delay_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        deps: Dependencies,
+        *,
+        on_step: StepCallback | None = None,
+        attempts: int = 3,
+        retry_delay_s: float = 1.0,
+    ) -> None:
+        """`deps`: what the core uses (its data directory, sandbox, services, keys), handed in by
+        whoever runs the loop, as a worker hands its own to its activities."""
+        self._deps = deps
         self._on_step = on_step or (lambda record: None)
         self._attempts = attempts
         self._retry_delay_s = retry_delay_s
@@ -65,11 +76,11 @@ class BaselineLoop:
         # keeps them; in memory, so a baseline run restarted after a crash starts counting anew.
         effects: list[EarlierEffect] = []
         prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
-        prepared_workspace = await prepare_workspace(prepared)
+        prepared_workspace = await prepare_workspace(self._deps, prepared)
         workspace = prepared_workspace.path
         # What the run holds on the host's disk (agent.budget): measured after every tool that
         # may write (the baseline makes no checkpoints: its repository holds the fixture).
-        disk = await asyncio.to_thread(disk_use.measure, Path(workspace))
+        disk = await asyncio.to_thread(disk_use.measure, self._deps.checkpoints, Path(workspace))
 
         outcome, reason = RunState.BUDGET_EXHAUSTED, f"no finish within {request.budget.max_steps} steps"
         for step in range(1, request.budget.max_steps + 1):
@@ -112,7 +123,7 @@ class BaselineLoop:
             if request.baseline_verifies:
                 # The same verifier as the durable runtime's, repeated-action check included.
                 earlier = for_rule(proposal, effects)
-                tmp = await selected_private_tmp()  # /tmp is the command's own in this sandbox
+                tmp = await selected_private_tmp(self._deps)  # /tmp is the command's own in this sandbox
                 verdict = await asyncio.to_thread(
                     verify, Path(workspace), proposal, request.profile, executed, earlier, private_tmp=tmp
                 )
@@ -136,7 +147,7 @@ class BaselineLoop:
             except LabError as error:
                 outcome, reason = RunState.FAILED, f"tool call failed: {type(error).__name__}: {error}"
                 break
-            disk = await _disk_after(disk, Path(workspace), result)
+            disk = await _disk_after(self._deps.checkpoints, disk, Path(workspace), result)
             if verdict is not None and (ran := executed_call(step, proposal, verdict, result)) is not None:
                 executed.append(ran)
             if (effect := earlier_effect(step, proposal, result)) is not None:
@@ -154,7 +165,7 @@ class BaselineLoop:
             self._on_step(record)
 
         # "finish" is the model's own claim; the run is judged on the real end state.
-        acceptance = await check(Path(workspace), request.acceptance, request.world_id)
+        acceptance = await check(self._deps, Path(workspace), request.acceptance, request.world_id)
         if outcome == RunState.COMPLETED and not acceptance.passed:
             outcome = RunState.FAILED
             reason = "acceptance failed: " + "; ".join(f.description for f in acceptance.failures())
@@ -176,7 +187,7 @@ class BaselineLoop:
             disk=disk,
         )
 
-    async def _retrying(self, call: Callable[[In], Awaitable[Out]], argument: In) -> Out:
+    async def _retrying(self, call: Callable[[Dependencies, In], Awaitable[Out]], argument: In) -> Out:
         """Simple retries: a fixed pause, a fixed number of attempts, transient errors only.
         What a failed model attempt cost travels in its error; it is counted all the same."""
         attempt = 1
@@ -185,7 +196,7 @@ class BaselineLoop:
                 # A model call knows its attempt, as a Temporal activity does.
                 argument = argument.model_copy(update={"attempt": attempt})  # type: ignore[assignment]
             try:
-                return await call(argument)
+                return await call(self._deps, argument)
             except LabError as error:
                 if isinstance(error, ProviderError) and error.usage is not None:
                     self._failed_attempts += error.usage
@@ -198,11 +209,11 @@ class BaselineLoop:
             await asyncio.sleep(pause)
 
 
-async def _disk_after(disk: DiskUse, workspace: Path, result: ToolResult) -> DiskUse:
+async def _disk_after(checkpoints_root: Path, disk: DiskUse, workspace: Path, result: ToolResult) -> DiskUse:
     """The run's disk after a tool call: its stored output counted, the workspace measured again
     if the tool may have written (in a thread: a walk of the tree)."""
     if result.artifact is not None:
         disk = disk.with_artifact(result.artifact.size_bytes)
     if result.tool in READ_ONLY_TOOLS:
         return disk
-    return disk.measured(await asyncio.to_thread(disk_use.measure, workspace))
+    return disk.measured(await asyncio.to_thread(disk_use.measure, checkpoints_root, workspace))

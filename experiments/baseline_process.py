@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from agent.dependencies_from_environment import from_environment
 from baseline import BaselineLoop
 from contracts import RunRequest, StepRecord
 
@@ -45,7 +46,8 @@ async def main(request_path: Path, result_path: Path, journal_path: Path) -> int
             out.write(JournalLine(time=time.time(), record=record).model_dump_json() + "\n")
             out.flush()
 
-    result = await BaselineLoop(on_step=journal, retry_delay_s=0.5).run(request)
+    # A process of its own: what the loop uses comes from the environment it was spawned with.
+    result = await BaselineLoop(from_environment(), on_step=journal, retry_delay_s=0.5).run(request)
     result_path.write_text(result.model_dump_json())
     return 0
 

@@ -13,17 +13,23 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 import settings
-from activities.registered import ALL_ACTIVITIES
+from activities.registered import all_activities
+from agent.dependencies import Dependencies
+from agent.dependencies_from_environment import from_environment
 from contracts import TASK_QUEUE
 from host.workflow_runner import runner_for
 from workflows import AgentRunWorkflow
 
 
-def build_worker(client: Client, task_queue: str = TASK_QUEUE, **overrides: object) -> Worker:
+def build_worker(
+    client: Client, task_queue: str = TASK_QUEUE, *, dependencies: Dependencies | None = None, **overrides: object
+) -> Worker:
+    """`dependencies`: what its activities use (None: this process's, from its environment)."""
+    deps = dependencies if dependencies is not None else from_environment()
     options: dict[str, object] = {
         "task_queue": task_queue,
         "workflows": [AgentRunWorkflow],
-        "activities": ALL_ACTIVITIES,
+        "activities": all_activities(deps),
         # The sandbox, without re-entering it for every payload's context (host/workflow_runner.py).
         "workflow_runner": runner_for(client.data_converter),
         # A worker that dies holds its runs' next workflow task on its sticky queue until

@@ -36,7 +36,8 @@ from temporalio.converter import (
     StorageDriverStoreContext,
 )
 
-from agent import artifacts
+import settings
+from agent.artifacts import ArtifactStore
 
 # A tool's observation (~2.7 KB for a 60-line window) goes by reference; the proposal's
 # input (~1.5 KB), verdicts and checks stay inline. A reference is about 200 bytes.
@@ -50,7 +51,10 @@ class ArtifactStoreDriver(StorageDriver):
     # In every reference written to a history: renaming it would strand those references.
     NAME = "agent-lab-artifacts"
 
-    def __init__(self) -> None:
+    def __init__(self, store: ArtifactStore | None = None) -> None:
+        """`store`: where payloads go (None: the data directory of this process's environment,
+        read at each use, for the module-level converter every client and test shares)."""
+        self._store = store
         # What this process has stored (duplicates too), for benchmarks to weigh.
         self.stored_payloads = 0
         self.stored_bytes = 0
@@ -60,7 +64,8 @@ class ArtifactStoreDriver(StorageDriver):
 
     async def store(self, context: StorageDriverStoreContext, payloads: Sequence[Payload]) -> list[StorageDriverClaim]:
         encoded = [payload.SerializeToString(deterministic=True) for payload in payloads]
-        refs = await asyncio.to_thread(lambda: [artifacts.put_bytes(data) for data in encoded])
+        store = self.artifacts()
+        refs = await asyncio.to_thread(lambda: [store.put_bytes(data) for data in encoded])
         self.stored_payloads += len(encoded)
         self.stored_bytes += sum(len(data) for data in encoded)
         return [StorageDriverClaim(claim_data={"sha256": ref.sha256}) for ref in refs]
@@ -68,7 +73,8 @@ class ArtifactStoreDriver(StorageDriver):
     async def retrieve(
         self, context: StorageDriverRetrieveContext, claims: Sequence[StorageDriverClaim]
     ) -> list[Payload]:
-        stored = await asyncio.to_thread(lambda: [artifacts.get_bytes(claim.claim_data["sha256"]) for claim in claims])
+        store = self.artifacts()
+        stored = await asyncio.to_thread(lambda: [store.get_bytes(claim.claim_data["sha256"]) for claim in claims])
         payloads = []
         for data in stored:
             payload = Payload()
@@ -76,9 +82,26 @@ class ArtifactStoreDriver(StorageDriver):
             payloads.append(payload)
         return payloads
 
+    def artifacts(self) -> ArtifactStore:
+        return self._store if self._store is not None else ArtifactStore(settings.data_dir() / "artifacts")
 
+
+def data_converter_for(driver: ArtifactStoreDriver) -> DataConverter:
+    """The lab's converter, storing large payloads through `driver` (a worker's: in the
+    artifact store of its Dependencies)."""
+    converter = dataclasses.replace(
+        pydantic_data_converter,
+        external_storage=ExternalStorage(drivers=[driver], payload_size_threshold=PAYLOAD_THRESHOLD),
+    )
+    _MADE.append(converter)
+    return converter
+
+
+def is_lab_converter(converter: DataConverter) -> bool:
+    """Whether `converter` is one `data_converter_for` made (the lab's, whatever its store)."""
+    return any(converter is made for made in _MADE)
+
+
+_MADE: list[DataConverter] = []
 ARTIFACT_DRIVER = ArtifactStoreDriver()
-DATA_CONVERTER: DataConverter = dataclasses.replace(
-    pydantic_data_converter,
-    external_storage=ExternalStorage(drivers=[ARTIFACT_DRIVER], payload_size_threshold=PAYLOAD_THRESHOLD),
-)
+DATA_CONVERTER: DataConverter = data_converter_for(ARTIFACT_DRIVER)

@@ -13,11 +13,13 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 from temporalio.worker import Interceptor
 
+from agent.dependencies_from_environment import from_environment
 from contracts import TASK_QUEUE
 from contracts.errors import BadInput, SettingsError
 from host import settings, temporal_config
 from host.build import build_id, build_worker
 from host.client import connect, connect_failure_reason
+from host.converter import ArtifactStoreDriver, data_converter_for
 from host.deployment import deployment_config, make_current
 from host.logs import RunContext
 from host.logs import configure as configure_logging
@@ -118,8 +120,12 @@ async def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     configure_logging(level, log_format)
+    # What the core uses, read from the environment once, here, and handed to every activity
+    # (and to the converter, whose large payloads go to the same artifact store).
+    deps = from_environment()
+    converter = data_converter_for(ArtifactStoreDriver(deps.artifacts))
     try:
-        client = await connect(runtime=runtime, plugins=[tracing.plugin] if tracing else [])
+        client = await connect(runtime=runtime, plugins=[tracing.plugin] if tracing else [], data_converter=converter)
     except (RuntimeError, RPCError) as error:
         print(
             f"error: no Temporal server answers at {options.target_host} ({connect_failure_reason(error)}) "
@@ -130,7 +136,9 @@ async def main(argv: list[str] | None = None) -> int:
         return 2
     tally = ActivityTally()
     grace = timedelta(seconds=grace_s)
-    worker = build_worker(client, graceful_shutdown_timeout=grace, interceptors=interceptors(tally), **versioned)
+    worker = build_worker(
+        client, dependencies=deps, graceful_shutdown_timeout=grace, interceptors=interceptors(tally), **versioned
+    )
     serving = f"; metrics at http://0.0.0.0:{port}/metrics" if port is not None else ""
     serving += f"; deployment {deployment!r}, build {version!r}" if deployment else ""
     serving += f"; traces to {args.traces or settings.trace_exporter()}" if tracing else ""

@@ -32,7 +32,7 @@ from temporalio.converter import (
 from temporalio.worker import WorkflowInstance, WorkflowInstanceDetails, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
-from host.converter import DATA_CONVERTER
+from host.converter import is_lab_converter
 
 Activation = temporalio.bridge.proto.workflow_activation.WorkflowActivation
 Completion = temporalio.bridge.proto.workflow_completion.WorkflowActivationCompletion
@@ -79,4 +79,4 @@ def runner_for(converter: DataConverter) -> WorkflowRunner:
     """The runner for a worker whose client converts with `converter`: the lab's runner for the
     lab's context-free converter, the SDK's own sandbox for any other (a codec that signs
     payloads per activity, say, needs each payload's real context)."""
-    return WorkflowContextRunner() if converter is DATA_CONVERTER else SandboxedWorkflowRunner()
+    return WorkflowContextRunner() if is_lab_converter(converter) else SandboxedWorkflowRunner()

@@ -23,6 +23,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent import checkpoints, ops_world
+from agent.dependencies_from_environment import from_environment
 from agent.tools.registry import TOOLS
 from contracts import (
     ForkOrigin,
@@ -72,9 +73,11 @@ async def fork_request(client: Client, parent_id: str, from_step: int, provider:
         )
     checkpoint = checkpoint_after(parent_id, from_step)
     # The ledger was read here, so this machine has the workers' data directory.
-    if not checkpoints.repository(project_path(final.workspace)).is_dir():
+    # This process's checkpoints: a fork is made where its parent's workspace was kept.
+    kept = from_environment().checkpoints
+    if not checkpoints.repository(kept, project_path(final.workspace)).is_dir():
         raise StarterError(
-            f"run {parent_id!r}'s checkpoints are gone ({checkpoints.repository(Path(final.workspace))})"
+            f"run {parent_id!r}'s checkpoints are gone ({checkpoints.repository(kept, Path(final.workspace))})"
         )
     origin = ForkOrigin(
         parent_run_id=parent_id, from_step=from_step, parent_workspace=final.workspace, checkpoint=checkpoint

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import httpx
@@ -34,25 +34,29 @@ class ProviderChoice:
     model: str | None = None
     base_url: str | None = None
     seed: int = 0
+    # Given on the command line: handed to this process's workers (starter: the run's
+    # Dependencies), never written to its environment nor into a run's input or history.
+    api_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def resolve(
         cls, kind: ProviderKind, model: str | None, base_url: str | None, api_key: str | None, seed: int
     ) -> ProviderChoice:
-        if api_key:
-            # For the workers of this process only: a key never enters a run's input or history.
-            os.environ[API_KEY_ENV] = api_key
         if kind == "local" and base_url:
-            return cls(kind=kind, model=model, base_url=base_url, seed=seed)
+            return cls(kind=kind, model=model, base_url=base_url, seed=seed, api_key=api_key)
         if kind != "openai":
-            return cls(kind=kind, model=model, seed=seed)
+            return cls(kind=kind, model=model, seed=seed, api_key=api_key)
         model = model or os.environ.get("OPENAI_MODEL")
         base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         if not model:
             raise StarterError("--provider openai needs a model: --model NAME or OPENAI_MODEL")
-        if not os.environ.get(API_KEY_ENV) and not is_loopback(base_url):
+        if not (api_key or os.environ.get(API_KEY_ENV)) and not is_loopback(base_url):
             raise StarterError(f"missing API key: set {API_KEY_ENV} (or pass --api-key)")
-        return cls(kind=kind, model=model, base_url=base_url, seed=seed)
+        return cls(kind=kind, model=model, base_url=base_url, seed=seed, api_key=api_key)
+
+    def api_keys(self) -> dict[str, str]:
+        """The key given on the command line, by the name the provider's config reads it under."""
+        return {API_KEY_ENV: self.api_key} if self.api_key else {}
 
     async def check(self) -> LocalModel | None:
         """Fail before the run: a server that does not answer, a model file that is not there."""

@@ -3,13 +3,14 @@ no ledger, or one that cannot be read, is one line (StarterError)."""
 
 from __future__ import annotations
 
-from agent.ledger import ledger_path, read_events
+from agent.dependencies_from_environment import from_environment
+from agent.ledger import read_events
 from contracts import LedgerEvent
 from contracts.errors import LedgerCorrupt, StarterError
 
 
 def read_ledger(run_id: str) -> list[LedgerEvent]:
-    path = ledger_path(run_id)
+    path = from_environment().ledgers.path(run_id)
     if not path.is_file():
         raise StarterError(f"no run {run_id!r}: no ledger at {path}")
     try:

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.sandbox import SandboxUnavailable, sandbox_report
+from agent.dependencies import Dependencies
+from agent.sandbox import SandboxUnavailable, report_for
 from baseline import BaselineLoop
 from contracts import RunRequest, RunResult
 from contracts.errors import StarterError
 from starter.render import Printer
 
 
-async def run_baseline(request: RunRequest, printer: Printer) -> RunResult:
+async def run_baseline(request: RunRequest, printer: Printer, deps: Dependencies) -> RunResult:
     printer.started("baseline", request.run_id, request.task_id)
     # A person who just saw a durable run's link looks for this one's.
     printer.line("  no Web UI link: the baseline runs outside Temporal, its state only in this process")
     try:
         # The loop's tools run in this process: the sandbox probed here is the one they use.
-        printer.sandbox(await asyncio.to_thread(sandbox_report))
+        printer.sandbox(await asyncio.to_thread(report_for, deps))
     except SandboxUnavailable as error:
         raise StarterError(f"sandbox: {error}") from None
-    return await BaselineLoop(on_step=printer.step).run(request)
+    return await BaselineLoop(deps, on_step=printer.step).run(request)

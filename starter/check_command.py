@@ -22,13 +22,11 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from agent.ledger import ledger_path
-from agent.ledger.store import LEDGER_DIR
+from agent.dependencies_from_environment import from_environment
 from contracts.errors import StarterError
 from host import temporal_config
 from lab.invariants import InvariantReport, check_run, fetch_generations, gather, history_story, read_history
 from lab.temporal_server import default_database, is_listening, split_address
-from settings import data_dir
 from starter.check_render import render_run, render_tally
 from starter.connection import temporal_connection
 
@@ -69,7 +67,7 @@ async def check(run: str | None, history: Path | None) -> int:
 
 async def check_all() -> int:
     """Every run with a ledger under the data directory."""
-    directory = data_dir() / LEDGER_DIR
+    directory = from_environment().ledgers.directory
     ledgers = sorted(directory.glob("*.jsonl"))
     if not ledgers:
         raise StarterError(f"no run is recorded under {directory}: no ledger to check (is AGENT_LAB_DATA right?)")
@@ -93,7 +91,7 @@ async def _check_with(server: HistoryServer, run_id: str, ledger: Path | None) -
         except RPCError as error:
             why_not = f"its history could not be read: {error.message}"
     if ledger is None and generations is None:
-        raise StarterError(f"no run {run_id!r}: no ledger at {ledger_path(run_id)}, and {why_not}")
+        raise StarterError(f"no run {run_id!r}: no ledger at {from_environment().ledgers.path(run_id)}, and {why_not}")
     if generations is not None:
         return check_run(gather(run_id, ledger, generations, history_from=server.said))
     return check_run(gather(run_id, ledger, None, notes=[f"history not checked: {why_not}"]))
@@ -107,7 +105,7 @@ def _ledger(run: str) -> tuple[str, Path | None]:
             raise StarterError(f"no ledger at {path}")
         return path.stem, path
     try:
-        path = ledger_path(run)
+        path = from_environment().ledgers.path(run)
     except ValueError as error:
         raise StarterError(str(error)) from None
     return run, path if path.is_file() else None
@@ -117,7 +115,7 @@ def _ledger_of(generations: list[list[HistoryEvent]]) -> tuple[str, Path | None]
     run_id = history_story(generations).run_id
     if run_id is None:
         raise StarterError("the history does not say which run it is of: its input is not a run request")
-    path = ledger_path(run_id)
+    path = from_environment().ledgers.path(run_id)
     return run_id, path if path.is_file() else None
 
 

@@ -10,6 +10,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError
 
+from agent.dependencies import Dependencies
 from contracts import TASK_QUEUE, RunRequest, RunResult, RunState
 from host.build import build_worker
 from lab.durable_start import start_durable_run
@@ -30,11 +31,11 @@ def run_link(connection: Connection, workflow_id: str, run_id: str) -> str:
 
 
 async def run_durable(
-    connection: Connection, request: RunRequest, printer: Printer, *, with_worker: bool = True
+    connection: Connection, request: RunRequest, printer: Printer, deps: Dependencies, *, with_worker: bool = True
 ) -> tuple[RunResult, str]:
     """Start the workflow (with an in-process worker unless told otherwise), print its steps
     as they happen, and return its result and Web UI link."""
-    worker = build_worker(connection.client) if with_worker else None
+    worker = build_worker(connection.client, dependencies=deps) if with_worker else None
     async with worker if worker else contextlib.nullcontext():
         handle = await _start(
             connection.client, request.model_copy(update={"search_attributes": connection.search_attributes})

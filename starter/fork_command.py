@@ -16,7 +16,7 @@ from starter.connection import temporal_connection
 from starter.durable_run import run_durable
 from starter.ops_service import ops_service_for
 from starter.render import Printer
-from starter.run_command import EXIT_OK, EXIT_RUN_FAILED, judge
+from starter.run_command import EXIT_OK, EXIT_RUN_FAILED, judge, run_dependencies
 
 
 async def fork_command(
@@ -31,7 +31,8 @@ async def fork_command(
         serving = provider_for(choice, task) if choice is not None else contextlib.nullcontext(None)
         # A run on the operations service: the fork's world is made from its parent's, in the
         # service the parent ran against (the starter's own keeps every tenant).
-        async with serving as chosen, ops_service_for(task, printer):
+        async with serving as chosen, ops_service_for(task, printer) as ops_url:
+            deps = run_dependencies(ops_url, choice or ProviderChoice())
             provider: ProviderConfig = chosen or request.provider
             if script is not None:
                 provider = ProviderConfig(kind="scripted", script_path=in_project(script), seed=provider.seed)
@@ -41,8 +42,8 @@ async def fork_command(
                 f"(no model call, no tool run); live from step {from_step + 1} with {_described(provider)}"
             )
             printer.carried_through = from_step
-            result, link = await run_durable(connection, request, printer)
-            judged, where = await judge(result, task, request)
+            result, link = await run_durable(connection, request, printer, deps)
+            judged, where = await judge(deps, result, task, request)
     printer.finished(result, judged)
     carried = request.resume.usage.model_calls if request.resume is not None else 0
     printer.line(

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from agent.ledger import LedgerReport, ledger_path, read_events, verify_ledger
+from agent.dependencies_from_environment import from_environment
+from agent.ledger import LedgerReport, read_events, verify_ledger
 from contracts.errors import StarterError
 from contracts.ledger import LedgerEvent
 
@@ -65,7 +66,7 @@ def _ledger_file(run: str) -> Path:
         path = Path(run)
     else:
         try:
-            path = ledger_path(run)
+            path = from_environment().ledgers.path(run)
         except ValueError as error:
             raise StarterError(str(error)) from None
     if not path.is_file():

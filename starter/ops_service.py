@@ -3,13 +3,12 @@
 A task whose fixture holds `ops_seed.json` acts on the operations service. When
 AGENT_LAB_OPS_URL is set, that service is used as it is; otherwise `ops_service_for` starts
 one for the length of the run, over `data/ops/service.sqlite` (the same file every time, so
-every earlier run's tenant stays there to inspect), and points AGENT_LAB_OPS_URL at it: the
-in-process worker and the baseline read it from the environment.
+every earlier run's tenant stays there to inspect), and yields its URL, which the starter hands
+to the in-process worker and the baseline in their Dependencies.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -41,16 +40,10 @@ async def ops_service_for(task: Task, printer: Printer | None = None) -> AsyncIt
         url = await service.start()
     except InfrastructureError as error:
         raise StarterError(f"task {task.spec.id} needs the operations service, which did not start: {error}") from None
-    previous = os.environ.get(OPS_URL_VARIABLE)
-    os.environ[OPS_URL_VARIABLE] = url
     (printer or Printer()).line(
         f"  operations service: {url} (database {service.db_path}; each run's tenant is its world id)"
     )
     try:
         yield url
     finally:
-        if previous is None:
-            os.environ.pop(OPS_URL_VARIABLE, None)
-        else:
-            os.environ[OPS_URL_VARIABLE] = previous
         await service.stop()

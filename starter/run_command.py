@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.dependencies import Dependencies
+from agent.dependencies_from_environment import from_environment
 from agent.postconditions import check
 from contracts import PostconditionOutcome, PostconditionResult, ProviderConfig, RunRequest, RunResult
 from contracts.errors import BadInput, LabError, StarterError
@@ -35,14 +38,16 @@ async def run_task(
     embedded: DevServer | None = None
     # The model's server (local: llama.cpp, started here) and, for a task that acts on the
     # operations service, a service, unless one is configured: both for the run's duration.
-    async with provider_for(choice or ProviderChoice(), task) as provider, ops_service_for(task):
+    choice = choice or ProviderChoice()
+    async with provider_for(choice, task) as provider, ops_service_for(task) as ops_url:
         request = make_request(provider)
+        deps = run_dependencies(ops_url, choice)
         try:
             if request.runtime == "baseline":
-                result: RunResult = await run_baseline(request, printer)
+                result: RunResult = await run_baseline(request, printer, deps)
             else:
                 async with temporal_connection(keep_server=keep_server) as connection:
-                    result, link = await run_durable(connection, request, printer, with_worker=with_worker)
+                    result, link = await run_durable(connection, request, printer, deps, with_worker=with_worker)
                     embedded = connection.embedded
         except BadInput:
             raise
@@ -50,7 +55,7 @@ async def run_task(
             # The baseline's own failure before its loop (its workspace, its world): one line.
             raise StarterError(f"{type(error).__name__}: {error}") from None
         # Both runtimes are judged the same way: the task's postconditions on the real end state.
-        judged, where = await judge(result, task, request)
+        judged, where = await judge(deps, result, task, request)
         # A crashed model server fails every call after it: say so, not only the calls' errors.
         gone = stopped_server(provider.base_url)
     printer.finished(result, judged)
@@ -66,7 +71,16 @@ async def run_task(
     return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
 
 
-async def judge(result: RunResult, task: Task, request: RunRequest) -> tuple[PostconditionResult, str]:
+def run_dependencies(ops_url: str | None, choice: ProviderChoice) -> Dependencies:
+    """What the in-process worker or the baseline uses: this process's data directory and
+    sandbox, the operations service the run was given, and the key given on the command line."""
+    deps = from_environment()
+    return dataclasses.replace(deps, ops_url=ops_url, api_keys={**deps.api_keys, **choice.api_keys()})
+
+
+async def judge(
+    deps: Dependencies, result: RunResult, task: Task, request: RunRequest
+) -> tuple[PostconditionResult, str]:
     """The task's postconditions on the run's end state, and where they were checked when not
     here. A durable run whose workers keep their workspaces elsewhere (another machine, a
     container: `--no-worker`) is judged by the check its workflow made on a worker at its end:
@@ -74,7 +88,7 @@ async def judge(result: RunResult, task: Task, request: RunRequest) -> tuple[Pos
     code, never by the model), read where the workspace is."""
     workspace = Path(result.workspace)
     if result.runtime == "baseline" or workspace.is_dir():
-        return await check(workspace, task.spec.postconditions, request.world_id), ""
+        return await check(deps, workspace, task.spec.postconditions, request.world_id), ""
     if result.acceptance is not None:
         return result.acceptance, f"(judged on a worker: the workspace {workspace} is on the workers' file system)"
     unjudged = PostconditionResult(

@@ -8,6 +8,7 @@ import os
 import shlex
 from pathlib import Path
 
+from agent.dependencies_from_environment import from_environment
 from agent.sandbox import SandboxUnavailable, select_sandbox
 from agent.sandbox.identity import NOBODY
 from contracts.errors import StarterError
@@ -21,7 +22,8 @@ async def sandbox_exec(backend: str, workspace: Path, command: list[str], timeou
     if not workspace.is_dir():
         raise StarterError(f"workspace {workspace} is not a directory")
     try:
-        sandbox = await asyncio.to_thread(select_sandbox, backend)
+        deps = from_environment()
+        sandbox = await asyncio.to_thread(select_sandbox, backend or deps.sandbox, deps.artifacts, deps.docker_image)
     except SandboxUnavailable as error:
         raise StarterError(f"sandbox backend {backend!r}: {error}") from None
     # A single argument is a shell command line; several are an argv, quoted as such.

@@ -187,12 +187,3 @@ def sandbox_workspace(tmp_path: Path) -> Path:
     if os.geteuid() == 0:
         os.chown(path, *workspace_owner(tmp_path.name))
     return path
-
-
-@pytest.fixture(autouse=True)
-def _operations_service_setting_restored() -> Iterator[None]:
-    """No test leaves this process pointing at an operations service it has stopped: the next
-    test in the process (a starter run, which would seed its world there) waits on it forever."""
-    before = os.environ.get("AGENT_LAB_OPS_URL")
-    yield
-    assert os.environ.get("AGENT_LAB_OPS_URL") == before, "a test changed AGENT_LAB_OPS_URL and left it so"

@@ -12,12 +12,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from agent.ledger import ledger_path
 from contracts import TASK_QUEUE, RunResult, RunState
 from experiments.harness import LabCluster
 from lab.catalog import load_task
 from lab.run_request import build_request
 from settings import PROJECT_ROOT
+from tests.lab_dependencies import lab_deps
 from tests.test_cli import assert_one_line_error
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
@@ -158,7 +158,7 @@ async def test_a_ledger_edited_by_hand_is_reported_and_left_alone(cluster: LabCl
 
     good = await asyncio.to_thread(starter, cluster, "ledger", "verify", run_id)
     assert good.returncode == 0 and good.stdout.startswith("OK:")
-    path = ledger_path(run_id)
+    path = lab_deps().ledgers.path(run_id)
     lines = path.read_text().splitlines(keepends=True)
     edited = json.loads(lines[1])
     edited["payload"]["note"] = "changed by hand"

@@ -19,6 +19,7 @@ from agent import ops_world
 from agent.sandbox import SandboxUnavailable, select_sandbox
 from lab.catalog import list_tasks
 from settings import PROJECT_ROOT
+from tests.lab_dependencies import lab_deps
 
 # The dev server and worker processes some of them start, on a loaded machine. A minute and a
 # half of the suite's time: left out of the default run (`uv run pytest -m slow`; CI runs them).
@@ -97,7 +98,7 @@ def test_containment_measures_each_attack_against_its_bound_and_probes_the_host(
 
 def runs_here(backend: str) -> bool:
     try:
-        select_sandbox(backend)
+        select_sandbox(backend, lab_deps().artifacts)
     except SandboxUnavailable:
         return False
     return True

@@ -16,6 +16,7 @@ from contracts.errors import ProviderUnavailable
 from host.build import build_worker
 from lab.catalog import Task
 from lab.run_request import build_request
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run
 
@@ -86,7 +87,7 @@ class FlakyProvider:
 
 @pytest.fixture
 def flaky(monkeypatch: pytest.MonkeyPatch) -> None:
-    def build(config):  # type: ignore[no-untyped-def]
+    def build(config, deps):  # type: ignore[no-untyped-def]
         return FlakyProvider(ScriptedProvider(config.script_path))
 
     monkeypatch.setattr(model_calls, "build_provider", build)
@@ -106,7 +107,7 @@ async def test_failed_attempts_count_in_the_durable_runtime(client: Client, task
 
 @pytest.mark.usefixtures("flaky")
 async def test_failed_attempts_count_in_the_baseline(bugfix_task: Task) -> None:
-    result = await BaselineLoop(retry_delay_s=0).run(build_request(bugfix_task, "baseline"))
+    result = await BaselineLoop(lab_deps(), retry_delay_s=0).run(build_request(bugfix_task, "baseline"))
     assert result.outcome == RunState.COMPLETED
     proposals = len(result.steps)
     assert result.usage.model_calls == 2 * proposals

@@ -23,8 +23,16 @@ from contracts.errors import ProviderRequestError
 from lab.catalog import load_task
 from lab.run_request import build_request
 from tests.fake_openai_server import FakeOpenAIServer
+from tests.lab_dependencies import lab_deps
 
 KEY_ENV = "LAB_TEST_CASSETTE_KEY"
+
+
+def keyed_provider(config: ProviderConfig) -> OpenAIProvider:
+    """The provider as a worker builds it: with the key its environment holds for the config."""
+    return OpenAIProvider(config, lab_deps().api_key(config.api_key_env))
+
+
 FINISH = {"action": {"kind": "finish", "thought": "done"}}
 
 
@@ -56,7 +64,7 @@ async def test_recorded_answers_replay_identically_without_a_server(
     server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cassette = tmp_path / "run.jsonl"
-    recording = OpenAIProvider(config_for(server.base_url, cassette, "record"))
+    recording = keyed_provider(config_for(server.base_url, cassette, "record"))
     server.answer({"summary": "Fix median.", "constraints": []})
     server.answer({"tasks": [{"id": "fix", "title": "Fix", "instructions": "", "depends_on": []}]})
     server.answer("not JSON at all")
@@ -69,7 +77,7 @@ async def test_recorded_answers_replay_identically_without_a_server(
     server.stop()
     monkeypatch.delenv(KEY_ENV)  # a replay needs no key, and no network
 
-    replaying = OpenAIProvider(config_for(base_url, cassette, "replay"))
+    replaying = keyed_provider(config_for(base_url, cassette, "replay"))
     replayed = [
         await replaying.interpret_goal("Fix the median bug."),
         await replaying.draft_plan("Fix the median bug.", "Fix median.", tool_specs()),
@@ -97,16 +105,16 @@ async def test_replay_or_live_replays_what_was_recorded_and_asks_the_model_where
     cassette = tmp_path / "run.jsonl"
     recording = config_for(server.base_url, cassette, "record")
     server.answer(FINISH)
-    await OpenAIProvider(recording).propose(request_for(recording), tool_specs())
+    await keyed_provider(recording).propose(request_for(recording), tool_specs())
 
     mixed = config_for(server.base_url, cassette, "replay_or_live")
-    replayed = await OpenAIProvider(mixed).propose(request_for(mixed), tool_specs())
+    replayed = await keyed_provider(mixed).propose(request_for(mixed), tool_specs())
     assert len(server.requests) == 1 and replayed.usage.replayed_calls == 1
     server.answer(FINISH)
-    live = await OpenAIProvider(mixed).propose(request_for(mixed, goal="a run that diverged"), tool_specs())
+    live = await keyed_provider(mixed).propose(request_for(mixed, goal="a run that diverged"), tool_specs())
     assert len(server.requests) == 2 and live.usage.replayed_calls == 0 and live.usage.model_calls == 1
     # The live answer is recorded: the next trial that diverges the same way replays it.
-    again = await OpenAIProvider(mixed).propose(request_for(mixed, goal="a run that diverged"), tool_specs())
+    again = await keyed_provider(mixed).propose(request_for(mixed, goal="a run that diverged"), tool_specs())
     assert len(server.requests) == 2 and again.usage.replayed_calls == 1
     assert len(cassette.read_text().splitlines()) == 2
 
@@ -114,12 +122,12 @@ async def test_replay_or_live_replays_what_was_recorded_and_asks_the_model_where
 async def test_the_key_ignores_the_server_and_the_api_key(server: FakeOpenAIServer, tmp_path: Path) -> None:
     cassette = tmp_path / "run.jsonl"
     server.answer(FINISH)
-    recorded = await OpenAIProvider(config_for(server.base_url, cassette, "record")).propose(
+    recorded = await keyed_provider(config_for(server.base_url, cassette, "record")).propose(
         request_for(ProviderConfig()), tool_specs()
     )
 
     elsewhere = config_for("http://127.0.0.1:9/v1", cassette, "replay")
-    replayed = await OpenAIProvider(elsewhere).propose(request_for(elsewhere), tool_specs())
+    replayed = await keyed_provider(elsewhere).propose(request_for(elsewhere), tool_specs())
 
     assert _as_run(replayed) == recorded
     body = server.requests[0].body
@@ -138,7 +146,7 @@ async def test_a_request_not_on_the_cassette_fails_clearly_and_for_good(tmp_path
     config = config_for("http://127.0.0.1:9/v1", cassette, "replay")
 
     with pytest.raises(ProviderRequestError) as raised:
-        await OpenAIProvider(config).propose(request_for(config, goal="never recorded"), tool_specs())
+        await keyed_provider(config).propose(request_for(config, goal="never recorded"), tool_specs())
 
     message = str(raised.value)
     assert str(cassette) in message
@@ -151,7 +159,7 @@ async def test_concurrent_recording_keeps_one_line_per_completion(server: FakeOp
     config = config_for(server.base_url, cassette, "record")
     for _ in range(24):
         server.answer(FINISH)
-    provider = OpenAIProvider(config)
+    provider = keyed_provider(config)
 
     await asyncio.gather(*(provider.propose(request_for(config, goal=f"goal {n}"), tool_specs()) for n in range(24)))
 
@@ -204,12 +212,12 @@ async def test_a_baseline_run_recorded_then_replayed_is_the_same_run(server: Fak
     base = build_request(task, "baseline")
 
     recording = config_for(server.base_url, cassette, "record")
-    recorded = await BaselineLoop().run(base.model_copy(update={"provider": recording}))
+    recorded = await BaselineLoop(lab_deps()).run(base.model_copy(update={"provider": recording}))
     base_url = server.base_url
     server.stop()
     replaying = config_for(base_url, cassette, "replay")
     fresh = build_request(task, "baseline")  # another run id, another workspace
-    replayed = await BaselineLoop().run(fresh.model_copy(update={"provider": replaying}))
+    replayed = await BaselineLoop(lab_deps()).run(fresh.model_copy(update={"provider": replaying}))
 
     assert recorded.outcome == RunState.COMPLETED, recorded.reason
     assert [step.proposal for step in recorded.steps] == actions

@@ -14,10 +14,11 @@ import yaml
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.workspace import prepare_workspace
+from activities.workspace import WorkspaceActivities
 from agent.workspace import workspace_path
 from contracts import CommandExitCode, FileContains, PrepareWorkspaceInput
 from lab.catalog import TASKS_DIR, TaskError, list_tasks, load_task
+from tests.lab_dependencies import lab_deps
 
 # --- catalog -------------------------------------------------------------------------------
 
@@ -191,10 +192,11 @@ def new_run_id() -> str:
 async def test_workspace_is_a_fresh_copy_under_the_data_dir(fixture_dir: Path, data_dir: Path) -> None:
     run_id = new_run_id()
     ref = await ActivityEnvironment().run(
-        prepare_workspace, PrepareWorkspaceInput(world_id=run_id, fixture_dir=str(fixture_dir))
+        WorkspaceActivities(lab_deps()).prepare_workspace,
+        PrepareWorkspaceInput(world_id=run_id, fixture_dir=str(fixture_dir)),
     )
     workspace = Path(ref.path)
-    assert workspace == workspace_path(run_id) == data_dir.resolve() / "workspaces" / run_id
+    assert workspace == workspace_path(lab_deps(), run_id) == data_dir.resolve() / "workspaces" / run_id
     copied = tree_digest(workspace)
     assert copied["textstats/stats.py"] == tree_digest(fixture_dir)["textstats/stats.py"]
     assert not [name for name in copied if "__pycache__" in name or ".pytest_cache" in name or name.endswith(".pyc")]
@@ -202,10 +204,12 @@ async def test_workspace_is_a_fresh_copy_under_the_data_dir(fixture_dir: Path, d
 
 async def test_each_run_gets_its_own_workspace(fixture_dir: Path) -> None:
     first = await ActivityEnvironment().run(
-        prepare_workspace, PrepareWorkspaceInput(world_id=new_run_id(), fixture_dir=str(fixture_dir))
+        WorkspaceActivities(lab_deps()).prepare_workspace,
+        PrepareWorkspaceInput(world_id=new_run_id(), fixture_dir=str(fixture_dir)),
     )
     second = await ActivityEnvironment().run(
-        prepare_workspace, PrepareWorkspaceInput(world_id=new_run_id(), fixture_dir=str(fixture_dir))
+        WorkspaceActivities(lab_deps()).prepare_workspace,
+        PrepareWorkspaceInput(world_id=new_run_id(), fixture_dir=str(fixture_dir)),
     )
     assert first.path != second.path
     (Path(first.path) / "textstats" / "stats.py").write_text("changed\n")
@@ -215,7 +219,8 @@ async def test_each_run_gets_its_own_workspace(fixture_dir: Path) -> None:
 async def test_writing_in_workspace_never_touches_the_fixture(fixture_dir: Path) -> None:
     before = tree_digest(fixture_dir)
     ref = await ActivityEnvironment().run(
-        prepare_workspace, PrepareWorkspaceInput(world_id=new_run_id(), fixture_dir=str(fixture_dir))
+        WorkspaceActivities(lab_deps()).prepare_workspace,
+        PrepareWorkspaceInput(world_id=new_run_id(), fixture_dir=str(fixture_dir)),
     )
     workspace = Path(ref.path)
     (workspace / "textstats" / "stats.py").write_text("broken\n")
@@ -226,10 +231,10 @@ async def test_writing_in_workspace_never_touches_the_fixture(fixture_dir: Path)
 
 async def test_preparing_twice_keeps_the_workspace_and_its_changes(fixture_dir: Path) -> None:
     request = PrepareWorkspaceInput(world_id=new_run_id(), fixture_dir=str(fixture_dir))
-    first = await ActivityEnvironment().run(prepare_workspace, request)
+    first = await ActivityEnvironment().run(WorkspaceActivities(lab_deps()).prepare_workspace, request)
     (Path(first.path) / "textstats" / "stats.py").write_text("work in progress\n")
     (Path(first.path) / "notes.txt").write_text("mine\n")
-    second = await ActivityEnvironment().run(prepare_workspace, request)
+    second = await ActivityEnvironment().run(WorkspaceActivities(lab_deps()).prepare_workspace, request)
     assert second.path == first.path
     assert (Path(second.path) / "textstats" / "stats.py").read_text() == "work in progress\n"
     assert (Path(second.path) / "notes.txt").read_text() == "mine\n"
@@ -242,9 +247,10 @@ async def test_missing_fixture_is_non_retryable_workspace_error(tmp_path: Path) 
     missing = tmp_path / "no-fixture"
     with pytest.raises(ApplicationError) as raised:
         await ActivityEnvironment().run(
-            prepare_workspace, PrepareWorkspaceInput(world_id=run_id, fixture_dir=str(missing))
+            WorkspaceActivities(lab_deps()).prepare_workspace,
+            PrepareWorkspaceInput(world_id=run_id, fixture_dir=str(missing)),
         )
     assert raised.value.type == "WorkspaceError"
     assert raised.value.non_retryable
     assert str(missing) in raised.value.message
-    assert not workspace_path(run_id).exists()
+    assert not workspace_path(lab_deps(), run_id).exists()

@@ -14,6 +14,7 @@ repository with no commit, files too large to keep.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -32,6 +33,7 @@ from agent import checkpoints
 from agent.checkpoint_snapshot import MAX_FILE_BYTES
 from agent.sandbox.identity import workspace_owner
 from settings import PROJECT_ROOT
+from tests.lab_dependencies import lab_deps
 
 UNTOUCHED = "untouched\n"
 PLANTINGS = ["gitdir-fsmonitor", "gitdir-filter", "nested-fsmonitor", "nested-filter", "root-gitfile"]
@@ -92,9 +94,18 @@ def nested_repository(workspace: Path) -> None:
     _git(workspace / "sub", "commit", "-q", "-m", "nested")
 
 
-def scenario(workspace: Path, subtask: Path, canary: Path, planting: str, module: Any = checkpoints) -> list[str]:
+class _SessionCheckpoints:
+    """agent.checkpoints with this process's checkpoint directory handed to every call."""
+
+    def __getattr__(self, name: str) -> Any:
+        return functools.partial(getattr(checkpoints, name), lab_deps().checkpoints)
+
+
+def scenario(workspace: Path, subtask: Path, canary: Path, planting: str, module: Any = None) -> list[str]:
     """Every checkpoint operation over a workspace with `planting` in it; the canary's content
-    after each. `module`: the checkpoints implementation under test (the old one, by hand)."""
+    after each. `module`: the checkpoints implementation under test (the old one, by hand;
+    by default agent.checkpoints over this process's checkpoint directory)."""
+    module = module if module is not None else _SessionCheckpoints()
     seen: list[str] = []
 
     def after(label: str) -> None:
@@ -242,7 +253,7 @@ def within(seconds: float, work: Callable[[], Any]) -> Any:
 
 def stored(workspace: Path, commit: str) -> dict[str, tuple[str, bytes]]:
     """What the commit holds: path -> (mode, content)."""
-    env = {"GIT_DIR": str(checkpoints.repository(workspace)), "PATH": os.environ["PATH"]}
+    env = {"GIT_DIR": str(checkpoints.repository(lab_deps().checkpoints, workspace)), "PATH": os.environ["PATH"]}
     listing = subprocess.run(["git", "ls-tree", "-r", "-z", commit], env=env, capture_output=True, check=True).stdout
     held = {}
     for record in filter(None, listing.split(b"\0")):
@@ -254,35 +265,35 @@ def stored(workspace: Path, commit: str) -> dict[str, tuple[str, bytes]]:
 
 
 def test_a_fifo_is_left_out_and_neither_checkpoint_nor_rollback_waits_on_it(workspace: Path) -> None:
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     os.mkfifo(workspace / "pipe")
-    made = within(20, lambda: checkpoints.checkpoint(workspace, 1, "a fifo"))
+    made = within(20, lambda: checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "a fifo"))
     assert [(entry.path, entry.reason) for entry in made.left_out] == [("pipe", "special")]
     assert "pipe (a FIFO, socket or device)" in (made.note() or "")
-    within(20, lambda: checkpoints.rollback(workspace, start))
+    within(20, lambda: checkpoints.rollback(lab_deps().checkpoints, workspace, start))
     assert sorted(path.name for path in workspace.iterdir()) == ["a.txt"]
 
 
 def test_a_symlink_out_of_the_workspace_is_kept_as_a_link_never_read(workspace: Path) -> None:
-    checkpoints.init(workspace)
+    checkpoints.init(lab_deps().checkpoints, workspace)
     (workspace / "passwd").symlink_to("/etc/passwd")
-    made = checkpoints.checkpoint(workspace, 1, "a link")
+    made = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "a link")
     assert stored(workspace, made.commit)["passwd"] == ("120000", b"/etc/passwd")
     (workspace / "passwd").unlink()
     (workspace / "passwd").write_text("a file now\n")
-    checkpoints.rollback(workspace, made.commit)
+    checkpoints.rollback(lab_deps().checkpoints, workspace, made.commit)
     assert os.readlink(workspace / "passwd") == "/etc/passwd"
 
 
 def test_a_rollback_never_writes_through_a_directory_swapped_for_a_symlink(workspace: Path, tmp_path: Path) -> None:
     (workspace / "d").mkdir()
     (workspace / "d" / "file.txt").write_text("inside\n")
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     outside = tmp_path / "outside"
     outside.mkdir()
     shutil.rmtree(workspace / "d")
     (workspace / "d").symlink_to(outside)
-    checkpoints.rollback(workspace, start)
+    checkpoints.rollback(lab_deps().checkpoints, workspace, start)
     assert list(outside.iterdir()) == []
     assert not (workspace / "d").is_symlink()
     assert (workspace / "d" / "file.txt").read_text() == "inside\n"
@@ -311,36 +322,36 @@ def deep_tree(workspace: Path) -> Iterator[Path]:
 
 def test_a_tree_1100_levels_deep_is_cut_noted_and_removed_by_a_rollback(workspace: Path, deep_tree: Path) -> None:
     (workspace / "deep" / "shallow.txt").write_text("kept\n")
-    start = checkpoints.init(workspace)
-    made = within(30, lambda: checkpoints.checkpoint(workspace, 1, "deep"))
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
+    made = within(30, lambda: checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "deep"))
     assert [entry.reason for entry in made.left_out] == ["too_deep"]
     assert "deep/shallow.txt" in stored(workspace, made.commit)
-    within(30, lambda: checkpoints.rollback(workspace, start))
+    within(30, lambda: checkpoints.rollback(lab_deps().checkpoints, workspace, start))
     assert sorted(path.name for path in deep_tree.iterdir()) == ["shallow.txt"]
 
 
 def test_a_repository_with_no_commit_breaks_nothing(workspace: Path) -> None:
     """`git init sub` with no commit made every later `git add -A` fail, and the run died."""
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     _git(workspace, "init", "-q", "sub")
-    made = checkpoints.checkpoint(workspace, 1, "an empty repository")
+    made = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "an empty repository")
     assert "sub/.git/HEAD" in stored(workspace, made.commit)
     shutil.rmtree(workspace / "sub")
-    checkpoints.rollback(workspace, made.commit)
+    checkpoints.rollback(lab_deps().checkpoints, workspace, made.commit)
     assert (workspace / "sub" / ".git" / "HEAD").read_text().startswith("ref: refs/heads/")
-    checkpoints.rollback(workspace, start)
+    checkpoints.rollback(lab_deps().checkpoints, workspace, start)
     assert not (workspace / "sub").exists()
 
 
 def test_files_over_the_cap_are_left_out_with_a_note_and_do_not_grow_the_repository(workspace: Path) -> None:
-    checkpoints.init(workspace)
-    repository = checkpoints.repository(workspace)
+    checkpoints.init(lab_deps().checkpoints, workspace)
+    repository = checkpoints.repository(lab_deps().checkpoints, workspace)
     (workspace / "data").mkdir()
     sizes = [_size(repository)]
     for step in (1, 2, 3):
         (workspace / "data" / "small.bin").write_bytes(os.urandom(1 << 20))
         (workspace / "data" / "big.bin").write_bytes(os.urandom(MAX_FILE_BYTES + 1))
-        made = checkpoints.checkpoint(workspace, step, "rewrite both")
+        made = checkpoints.checkpoint(lab_deps().checkpoints, workspace, step, "rewrite both")
         sizes.append(_size(repository))
         assert [entry.path for entry in made.left_out] == ["data/big.bin"]
         assert "data/big.bin (8.0 MiB, over 8 MiB)" in (made.note() or "")
@@ -349,8 +360,8 @@ def test_files_over_the_cap_are_left_out_with_a_note_and_do_not_grow_the_reposit
     growth = [after - before for before, after in itertools.pairwise(sizes)]
     assert all(grown < 2 << 20 for grown in growth), growth
     # The retry of a step finds its commit, and the same note.
-    assert checkpoints.checkpoint(workspace, 3, "rewrite both") == made
-    checkpoints.rollback(workspace, made.commit)
+    assert checkpoints.checkpoint(lab_deps().checkpoints, workspace, 3, "rewrite both") == made
+    checkpoints.rollback(lab_deps().checkpoints, workspace, made.commit)
     assert not (workspace / "data" / "big.bin").exists()
 
 
@@ -369,12 +380,14 @@ def test_checkpoints_never_give_git_the_workspace(workspace: Path, monkeypatch: 
         original(self, args, *rest, **options)
 
     monkeypatch.setattr(subprocess.Popen, "__init__", spy)
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     (workspace / "b.txt").write_text("b\n")
-    made = checkpoints.checkpoint(workspace, 1, "b")
-    checkpoints.rollback(workspace, start)
-    checkpoints.add_worktree(workspace, workspace.parent / "subtask", "subtask/spy", made.commit)
-    checkpoints.merge(workspace, made.commit, "merge")
+    made = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "b")
+    checkpoints.rollback(lab_deps().checkpoints, workspace, start)
+    checkpoints.add_worktree(
+        lab_deps().checkpoints, workspace, workspace.parent / "subtask", "subtask/spy", made.commit
+    )
+    checkpoints.merge(lab_deps().checkpoints, workspace, made.commit, "merge")
     monkeypatch.undo()
     assert calls
     for args, env, cwd in calls:

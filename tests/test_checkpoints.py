@@ -19,14 +19,15 @@ from temporalio.client import Client
 from agent import checkpoint_git, checkpoints
 from agent.conversation import load_turns
 from agent.effects.keys import idempotency_key
-from agent.execution import _store, execute
-from agent.ledger import ledger_path, read_events, verify_ledger
+from agent.execution import execute
+from agent.ledger import read_events, verify_ledger
 from agent.sandbox.identity import workspace_owner
 from agent.step_records import record_step
 from contracts import ActionProposal, ExecuteToolInput, FileContains, ProviderConfig, RunRequest, RunState, Turn
 from contracts.envelopes import RecordStepInput
 from contracts.ledger import LedgerEntry
 from host.build import build_worker
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 
@@ -39,30 +40,30 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def test_init_commits_the_fixture_and_is_idempotent(workspace: Path) -> None:
-    first = checkpoints.init(workspace)
-    assert checkpoints.init(workspace) == first
-    assert checkpoints.history(workspace) == [(first, "fixture")]
+    first = checkpoints.init(lab_deps().checkpoints, workspace)
+    assert checkpoints.init(lab_deps().checkpoints, workspace) == first
+    assert checkpoints.history(lab_deps().checkpoints, workspace) == [(first, "fixture")]
 
 
 def test_checkpoint_is_idempotent_per_step(workspace: Path) -> None:
-    checkpoints.init(workspace)
+    checkpoints.init(lab_deps().checkpoints, workspace)
     (workspace / "a.txt").write_text("two\n")
-    one = checkpoints.checkpoint(workspace, 1, "edit a").commit
+    one = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "edit a").commit
     # A retry after a crash between the commit and its record finds the same commit.
-    assert checkpoints.checkpoint(workspace, 1, "edit a").commit == one
+    assert checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "edit a").commit == one
     (workspace / "b.txt").write_text("b\n")
-    two = checkpoints.checkpoint(workspace, 2, "add b").commit
+    two = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 2, "add b").commit
     assert two != one
-    assert [sha for sha, _ in checkpoints.history(workspace)][:2] == [two, one]
+    assert [sha for sha, _ in checkpoints.history(lab_deps().checkpoints, workspace)][:2] == [two, one]
 
 
 def test_rollback_restores_exactly_the_checkpoint(workspace: Path) -> None:
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     (workspace / "a.txt").write_text("broken\n")
     (workspace / "junk").mkdir()
     (workspace / "junk" / "x.pyc").write_bytes(b"\0")
     (workspace / ".pytest_cache").mkdir()
-    checkpoints.rollback(workspace, start)
+    checkpoints.rollback(lab_deps().checkpoints, workspace, start)
     assert (workspace / "a.txt").read_text() == "one\n"
     assert sorted(p.name for p in workspace.iterdir()) == ["a.txt"]
 
@@ -72,41 +73,41 @@ def test_what_a_rollback_writes_belongs_to_the_workspace_owner(workspace: Path) 
     uid, gid = workspace_owner(workspace.name)
     for path in (workspace, workspace / "a.txt"):
         os.chown(path, uid, gid)
-    checkpoints.init(workspace)
+    checkpoints.init(lab_deps().checkpoints, workspace)
     (workspace / "a.txt").write_text("two\n")
     (workspace / "d").mkdir()
     (workspace / "d" / "b.txt").write_text("b\n")
     (workspace / "d" / "link").symlink_to("b.txt")
-    made = checkpoints.checkpoint(workspace, 1, "edit").commit
+    made = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "edit").commit
     shutil.rmtree(workspace / "d")
     (workspace / "a.txt").unlink()
     # What a rollback writes (a file, a directory, a link) is the owner's, as the rest.
-    checkpoints.rollback(workspace, made)
+    checkpoints.rollback(lab_deps().checkpoints, workspace, made)
     assert (workspace / "d" / "b.txt").read_text() == "b\n"
     assert {(p.lstat().st_uid, p.lstat().st_gid) for p in workspace.rglob("*")} == {(uid, gid)}
 
 
 def test_a_removed_repository_is_a_clear_error(workspace: Path) -> None:
-    start = checkpoints.init(workspace)
-    shutil.rmtree(checkpoints.repository(workspace))
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
+    shutil.rmtree(checkpoints.repository(lab_deps().checkpoints, workspace))
     with pytest.raises(checkpoints.CheckpointError, match="no checkpoint repository"):
-        checkpoints.rollback(workspace, start)
+        checkpoints.rollback(lab_deps().checkpoints, workspace, start)
 
 
 async def test_a_retried_workspace_tool_starts_from_the_last_checkpoint(workspace: Path) -> None:
     """Intent recorded, no effect: the attempt died mid-way. The retry resets the workspace to
     the checkpoint first, so the step acts once, on a clean tree."""
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     proposal = ActionProposal(tool="replace_in_file", arguments={"path": "a.txt", "old": "one", "new": "one one"})
     run_id = f"retry-{uuid.uuid4().hex[:8]}"
     request = ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=run_id, step=1, checkpoint=start)
     key = idempotency_key(run_id, 1, "replace_in_file", {"path": "a.txt", "old": "one", "new": "one one"})
-    await asyncio.to_thread(_store().record_intent, key, run_id, 1, "replace_in_file", "{}")
+    await asyncio.to_thread(lab_deps().effects.record_intent, key, run_id, 1, "replace_in_file", "{}")
     # What the dying attempt left: the edit already applied, and some debris.
     (workspace / "a.txt").write_text("one one\n")
     (workspace / "half-written.tmp").write_text("x")
 
-    result = await execute(request)
+    result = await execute(lab_deps(), request)
 
     assert result.ok and result.idempotency_key == key
     assert (workspace / "a.txt").read_text() == "one one\n"  # applied once, not "one one one"
@@ -150,54 +151,54 @@ async def test_a_durable_run_commits_each_changing_step_and_rolls_back_a_failed_
     workspace = Path(result.workspace)
     assert not (workspace / "partial.txt").exists()
     assert (workspace / "draft.txt").read_text() == "draft\n"
-    commits = checkpoints.history(workspace)
+    commits = checkpoints.history(lab_deps().checkpoints, workspace)
     assert result.checkpoint == commits[0][0]
     assert [subject.split(":")[0] for _, subject in commits] == ["step 4", "step 1", "fixture"]
-    events = read_events(ledger_path(request.run_id))
+    events = read_events(lab_deps().ledgers.path(request.run_id))
     closing = [e for e in events if e.type in ("commit", "rollback")]
     assert [(e.type, e.step) for e in closing] == [("commit", 1), ("commit", 2), ("rollback", 3), ("commit", 4)]
     assert closing[1].payload["checkpoint"] == closing[0].payload["checkpoint"] == commits[1][0]
-    assert verify_ledger(ledger_path(request.run_id)).ok
+    assert verify_ledger(lab_deps().ledgers.path(request.run_id)).ok
 
 
 def test_a_lock_left_by_a_killed_commit_is_cleared_and_the_step_commits(workspace: Path) -> None:
     """A worker SIGKILLed inside `git commit` leaves HEAD.lock; the retried step must commit."""
-    checkpoints.init(workspace)
+    checkpoints.init(lab_deps().checkpoints, workspace)
     (workspace / "a.txt").write_text("changed\n")
-    repo = checkpoints.repository(workspace)
+    repo = checkpoints.repository(lab_deps().checkpoints, workspace)
     for name in ("HEAD.lock", "index.lock", "refs/heads/main.lock"):
         lock = repo / name
         lock.touch()
         stale = time.time() - checkpoints.STALE_LOCK_S - 1
         os.utime(lock, (stale, stale))
-    one = checkpoints.checkpoint(workspace, 1, "edit a").commit
-    assert checkpoints.history(workspace)[0] == (one, "step 1: edit a")
+    one = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "edit a").commit
+    assert checkpoints.history(lab_deps().checkpoints, workspace)[0] == (one, "step 1: edit a")
     assert not list(repo.glob("*.lock")) and not list(repo.glob("refs/heads/*.lock"))
 
 
 def test_a_fresh_lock_is_waited_for_before_it_counts_as_left_behind(workspace: Path) -> None:
-    checkpoints.init(workspace)
-    (checkpoints.repository(workspace) / "index.lock").touch()
+    checkpoints.init(lab_deps().checkpoints, workspace)
+    (checkpoints.repository(lab_deps().checkpoints, workspace) / "index.lock").touch()
     started = time.monotonic()
-    checkpoints.checkpoint(workspace, 1, "edit")
+    checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, "edit")
     assert time.monotonic() - started >= checkpoints.STALE_LOCK_S * 0.9
 
 
 def test_a_repository_left_without_its_first_commit_is_finished(workspace: Path) -> None:
     """A worker killed between `git init` and the fixture's commit."""
-    repo = checkpoints.repository(workspace)
+    repo = checkpoints.repository(lab_deps().checkpoints, workspace)
     repo.parent.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "GIT_DIR": str(repo), "GIT_WORK_TREE": str(workspace)}
     subprocess.run(["git", "init", "-q", "-b", "main"], env=env, check=True, cwd=workspace)
-    first = checkpoints.init(workspace)
-    assert checkpoints.history(workspace) == [(first, "fixture")]
+    first = checkpoints.init(lab_deps().checkpoints, workspace)
+    assert checkpoints.history(lab_deps().checkpoints, workspace) == [(first, "fixture")]
 
 
 @pytest.mark.parametrize("left", ["empty", "no HEAD"])
 def test_a_repository_left_half_made_by_git_init_is_made_again(workspace: Path, left: str) -> None:
     """A worker killed inside `git init`: its directory is not a repository to git, and every
     retry of the workspace's preparation failed on it (found by the soak)."""
-    repo = checkpoints.repository(workspace)
+    repo = checkpoints.repository(lab_deps().checkpoints, workspace)
     repo.parent.mkdir(parents=True, exist_ok=True)
     if left == "empty":
         repo.mkdir()
@@ -205,19 +206,19 @@ def test_a_repository_left_half_made_by_git_init_is_made_again(workspace: Path, 
         env = {**os.environ, "GIT_DIR": str(repo), "GIT_WORK_TREE": str(workspace)}
         subprocess.run(["git", "init", "-q", "-b", "main"], env=env, check=True, cwd=workspace)
         (repo / "HEAD").unlink()
-    first = checkpoints.init(workspace)
-    assert checkpoints.history(workspace) == [(first, "fixture")]
+    first = checkpoints.init(lab_deps().checkpoints, workspace)
+    assert checkpoints.history(lab_deps().checkpoints, workspace) == [(first, "fixture")]
 
 
 def test_modes_and_links_come_back_with_a_rollback(workspace: Path) -> None:
     (workspace / "run.sh").write_text("echo hi\n")
     (workspace / "run.sh").chmod(0o755)
     (workspace / "link").symlink_to("a.txt")
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     (workspace / "run.sh").chmod(0o644)
     (workspace / "link").unlink()
     (workspace / "link").mkdir()
-    checkpoints.rollback(workspace, start)
+    checkpoints.rollback(lab_deps().checkpoints, workspace, start)
     assert (workspace / "run.sh").stat().st_mode & 0o777 == 0o755
     assert os.readlink(workspace / "link") == "a.txt"
 
@@ -225,57 +226,60 @@ def test_modes_and_links_come_back_with_a_rollback(workspace: Path) -> None:
 def test_a_message_cannot_pass_for_a_later_steps_commit(workspace: Path) -> None:
     """The idempotency trailer is read from the commit's last paragraph, and the subject is one
     line: a description holding `Lab-Step: 2` does not make step 2's checkpoint a no-op."""
-    checkpoints.init(workspace)
-    one = checkpoints.checkpoint(workspace, 1, f"x\n\n{checkpoints.STEP_TRAILER}: 2").commit
+    checkpoints.init(lab_deps().checkpoints, workspace)
+    one = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 1, f"x\n\n{checkpoints.STEP_TRAILER}: 2").commit
     (workspace / "a.txt").write_text("step two\n")
-    two = checkpoints.checkpoint(workspace, 2, "edit").commit
+    two = checkpoints.checkpoint(lab_deps().checkpoints, workspace, 2, "edit").commit
     assert two != one
 
 
 def test_a_subtask_checkpoints_on_its_own_branch_and_merges_back(workspace: Path, tmp_path: Path) -> None:
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     left, right = tmp_path / "left", tmp_path / "right"
-    assert checkpoints.add_worktree(workspace, left, "subtask/left", start) == start
-    checkpoints.add_worktree(workspace, right, "subtask/right", start)
+    assert checkpoints.add_worktree(lab_deps().checkpoints, workspace, left, "subtask/left", start) == start
+    checkpoints.add_worktree(lab_deps().checkpoints, workspace, right, "subtask/right", start)
     assert (left / "a.txt").read_text() == "one\n"
     (left / "l.txt").write_text("left\n")
     (right / "r.txt").write_text("right\n")
-    done_left = checkpoints.checkpoint(left, 1, "left").commit
-    done_right = checkpoints.checkpoint(right, 1, "right").commit
+    done_left = checkpoints.checkpoint(lab_deps().checkpoints, left, 1, "left").commit
+    done_right = checkpoints.checkpoint(lab_deps().checkpoints, right, 1, "right").commit
     # The subtasks' commits are on their branches; the parent's history is its own.
-    assert checkpoints.history(workspace) == [(start, "fixture")]
-    first = checkpoints.merge(workspace, done_left, "merge left")
-    second = checkpoints.merge(workspace, done_right, "merge right")
-    assert checkpoints.merge(workspace, done_right, "merge right") == second  # merged already
+    assert checkpoints.history(lab_deps().checkpoints, workspace) == [(start, "fixture")]
+    first = checkpoints.merge(lab_deps().checkpoints, workspace, done_left, "merge left")
+    second = checkpoints.merge(lab_deps().checkpoints, workspace, done_right, "merge right")
+    assert checkpoints.merge(lab_deps().checkpoints, workspace, done_right, "merge right") == second  # merged already
     assert sorted(path.name for path in workspace.iterdir()) == ["a.txt", "l.txt", "r.txt"]
-    assert [subject for _, subject in checkpoints.history(workspace)][:2] == ["merge right", "merge left"]
+    assert [subject for _, subject in checkpoints.history(lab_deps().checkpoints, workspace)][:2] == [
+        "merge right",
+        "merge left",
+    ]
     assert first != second
 
 
 def test_a_conflict_names_its_files_and_leaves_the_workspace_as_it_was(workspace: Path, tmp_path: Path) -> None:
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     left, right = tmp_path / "left", tmp_path / "right"
     for target, text in ((left, "left\n"), (right, "right\n")):
-        checkpoints.add_worktree(workspace, target, f"subtask/{target.name}", start)
+        checkpoints.add_worktree(lab_deps().checkpoints, workspace, target, f"subtask/{target.name}", start)
         (target / "a.txt").write_text(text)
-    done_left = checkpoints.checkpoint(left, 1, "left").commit
-    done_right = checkpoints.checkpoint(right, 1, "right").commit
-    merged = checkpoints.merge(workspace, done_left, "merge left")
+    done_left = checkpoints.checkpoint(lab_deps().checkpoints, left, 1, "left").commit
+    done_right = checkpoints.checkpoint(lab_deps().checkpoints, right, 1, "right").commit
+    merged = checkpoints.merge(lab_deps().checkpoints, workspace, done_left, "merge left")
     with pytest.raises(checkpoints.MergeConflict, match=r"merge right: conflicts in a\.txt"):
-        checkpoints.merge(workspace, done_right, "merge right")
+        checkpoints.merge(lab_deps().checkpoints, workspace, done_right, "merge right")
     assert (workspace / "a.txt").read_text() == "left\n"
-    assert checkpoints.history(workspace)[0][0] == merged
+    assert checkpoints.history(lab_deps().checkpoints, workspace)[0][0] == merged
 
 
 def test_an_unknown_checkpoint_is_a_clear_error(workspace: Path) -> None:
-    checkpoints.init(workspace)
+    checkpoints.init(lab_deps().checkpoints, workspace)
     with pytest.raises(checkpoints.CheckpointError, match="no checkpoint 0123456789ab to go back to"):
-        checkpoints.rollback(workspace, "0123456789abcdef0123456789abcdef01234567")
+        checkpoints.rollback(lab_deps().checkpoints, workspace, "0123456789abcdef0123456789abcdef01234567")
     assert (workspace / "a.txt").read_text() == "one\n"
 
 
 async def test_what_a_checkpoint_left_out_reaches_the_model_and_the_ledger(workspace: Path) -> None:
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     os.mkfifo(workspace / "pipe")
     run_id = f"left-out-{uuid.uuid4().hex[:8]}"
     now = datetime.now(UTC)
@@ -298,13 +302,13 @@ async def test_what_a_checkpoint_left_out_reaches_the_model_and_the_ledger(works
         entries=[wrote],
         turn=turn,
     )
-    recorded = await record_step(request)
-    [told] = load_turns(recorded.conversation)
+    recorded = await record_step(lab_deps(), request)
+    [told] = load_turns(lab_deps().artifacts, recorded.conversation)
     assert (
         told.feedback
         == "ran\nLeft out of the checkpoint (a rollback to it removes them): pipe (a FIFO, socket or device)."
     )
-    [commit] = [event for event in read_events(ledger_path(run_id)) if event.type == "commit"]
+    [commit] = [event for event in read_events(lab_deps().ledgers.path(run_id)) if event.type == "commit"]
     assert commit.payload == {"checkpoint": recorded.checkpoint, "left_out": ["pipe"]}
 
 
@@ -312,15 +316,15 @@ def test_the_packs_each_checkpoint_writes_are_made_one_when_they_pile_up(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(checkpoint_git, "MAX_PACKS", 2)
-    start = checkpoints.init(workspace)
+    start = checkpoints.init(lab_deps().checkpoints, workspace)
     made = []
     for step in range(1, 6):
         (workspace / "a.txt").write_text(f"step {step}\n")
-        made.append(checkpoints.checkpoint(workspace, step, "edit").commit)
-    packs = list((checkpoints.repository(workspace) / "objects" / "pack").glob("*.pack"))
+        made.append(checkpoints.checkpoint(lab_deps().checkpoints, workspace, step, "edit").commit)
+    packs = list((checkpoints.repository(lab_deps().checkpoints, workspace) / "objects" / "pack").glob("*.pack"))
     assert 1 <= len(packs) <= 3
     # Nothing lost: the earliest checkpoint and every step's are still there to go back to.
-    checkpoints.rollback(workspace, made[1])
+    checkpoints.rollback(lab_deps().checkpoints, workspace, made[1])
     assert (workspace / "a.txt").read_text() == "step 2\n"
-    checkpoints.rollback(workspace, start)
+    checkpoints.rollback(lab_deps().checkpoints, workspace, start)
     assert (workspace / "a.txt").read_text() == "one\n"

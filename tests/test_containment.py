@@ -25,6 +25,7 @@ from agent.sandbox.process import ProcessSandbox
 from contracts import ActionProposal, ExecuteToolInput, ResourceLimit
 from experiments.benchmarks.containment import DISK_ATTACK_LIMITS, LIMITS
 from tests.conftest import sandbox_workspace
+from tests.lab_dependencies import lab_deps
 
 pytestmark = pytest.mark.skipif(not available(), reason=f"bubblewrap cannot sandbox here: {unavailable_reason()}")
 GROUPS = cgroups.support()
@@ -53,7 +54,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 async def run(command: str, workspace: Path, timeout_s: float = 20, limits: Limits = SMALL) -> CommandOutcome:
-    return await BubblewrapSandbox(limits).run(command, workspace, timeout_s)
+    return await BubblewrapSandbox(lab_deps().artifacts, limits).run(command, workspace, timeout_s)
 
 
 # --- disk ----------------------------------------------------------------------------------
@@ -228,13 +229,13 @@ async def test_the_host_answers_within_a_second_while_an_attack_runs(workspace: 
 
 
 async def test_a_limit_is_a_typed_tool_result_the_model_reads(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    async def small_sandbox() -> BubblewrapSandbox:
-        return BubblewrapSandbox(SMALL)
+    async def small_sandbox(deps: object) -> BubblewrapSandbox:
+        return BubblewrapSandbox(lab_deps().artifacts, SMALL)
 
     monkeypatch.setattr("agent.execution.current_sandbox", small_sandbox)
     proposal = ActionProposal(tool="run_command", arguments={"command": "yes > f"})
     request = ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=uuid.uuid4().hex, step=1)
-    result = await execute(request)
+    result = await execute(lab_deps(), request)
     assert (result.ok, result.limit) == (False, ResourceLimit.DISK)
     assert result.summary().startswith("run_command: stopped at its disk limit: the command grew the workspace")
 
@@ -254,7 +255,7 @@ async def test_without_control_groups_commands_still_run_and_say_what_held(
 async def test_a_daemon_that_left_the_process_group_dies_with_its_group(workspace: Path) -> None:
     """The plain-process backend has no PID namespace: a `setsid` child escapes the kill of the
     process group, and only the control group still holds it."""
-    outcome = await ProcessSandbox(SMALL).run("setsid sleep 30 & echo $!", workspace, 10)
+    outcome = await ProcessSandbox(lab_deps().artifacts, SMALL).run("setsid sleep 30 & echo $!", workspace, 10)
     daemon = Path(f"/proc/{outcome.output.strip()}/status")
     assert not daemon.exists() or "zombie" in daemon.read_text(), "the daemon outlived its command"
     left = [group for base in GROUPS.bases.values() for group in base.glob(f"agent-lab-{os.getpid()}-*")]

@@ -11,10 +11,10 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from agent import artifacts
 from agent.conversation import load_turns, store_turn
 from contracts import ActionProposal, RunBudget, RunState, Turn
 from contracts.errors import ArtifactMissing
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from tests.workflow_fakes import FakeWorld, call, request, sequence
 from workflows import AgentRunWorkflow
@@ -28,26 +28,26 @@ def _turn(step: int, feedback: str = "ok") -> Turn:
 def test_a_chain_of_turns_reads_back_in_order(data_dir: Path) -> None:
     latest = None
     for step in range(1, 6):
-        latest = store_turn(latest, _turn(step))
-    assert [turn.step for turn in load_turns(latest)] == [1, 2, 3, 4, 5]
-    assert load_turns(None) == []
+        latest = store_turn(lab_deps().artifacts, latest, _turn(step))
+    assert [turn.step for turn in load_turns(lab_deps().artifacts, latest)] == [1, 2, 3, 4, 5]
+    assert load_turns(lab_deps().artifacts, None) == []
     # Stored again (a retried activity), a turn is the same reference and nothing new.
-    first = store_turn(None, _turn(1))
-    assert store_turn(None, _turn(1)) == first
+    first = store_turn(lab_deps().artifacts, None, _turn(1))
+    assert store_turn(lab_deps().artifacts, None, _turn(1)) == first
     # The same turn after another chain is another reference: a reference names its past too.
-    assert store_turn(first, _turn(1)) != first
+    assert store_turn(lab_deps().artifacts, first, _turn(1)) != first
 
 
 def test_a_missing_or_changed_turn_is_told_not_skipped(data_dir: Path) -> None:
-    first = store_turn(None, _turn(1))
-    second = store_turn(first, _turn(2))
-    stored = artifacts.path_of(first)
+    first = store_turn(lab_deps().artifacts, None, _turn(1))
+    second = store_turn(lab_deps().artifacts, first, _turn(2))
+    stored = lab_deps().artifacts.path_of(first)
     stored.write_bytes(stored.read_bytes().replace(b'"ok"', b'"ko"'))
     with pytest.raises(ArtifactMissing, match="does not hash to its name"):
-        load_turns(second)
+        load_turns(lab_deps().artifacts, second)
     stored.unlink()
     with pytest.raises(ArtifactMissing, match=f"no artifact {first[:16]}"):
-        load_turns(second)
+        load_turns(lab_deps().artifacts, second)
     assert ArtifactMissing.retryable  # another worker that shares the store may hold it
 
 

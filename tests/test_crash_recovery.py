@@ -21,13 +21,14 @@ import pytest
 from temporalio.client import Client, WorkflowHandle
 
 from agent.faults import FaultPlan, FaultPoint, FaultSpec, fired
-from agent.ledger import ledger_path, read_events, verify_ledger
+from agent.ledger import read_events, verify_ledger
 from agent.postconditions import check
 from contracts import Approve, RunResult, RunState
 from experiments.harness import LabCluster
 from lab.catalog import Task, load_task
 from lab.run_request import build_request
 from settings import PROJECT_ROOT
+from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.timeout(240)
 
 @pytest.fixture
 async def cluster(tmp_path: Path) -> AsyncIterator[LabCluster]:
-    # While it is up, this process too (which judges the end state) uses the cluster's service.
+    # This process judges the end state with the cluster's service: `cluster.dependencies`.
     async with LabCluster(tmp_path / "cluster") as running:
         yield running
 
@@ -63,12 +64,12 @@ async def start_run(client: Client, task: Task) -> tuple[WorkflowHandle[AgentRun
 async def settled(cluster: LabCluster, run_id: str, result: RunResult, task: Task) -> None:
     """What must hold after any crash: the task done, its effects once, the ledger intact."""
     assert result.outcome == RunState.COMPLETED, result.reason
-    judged = await check(Path(result.workspace), task.spec.postconditions, world_id=run_id)
+    judged = await check(cluster.dependencies, Path(result.workspace), task.spec.postconditions, world_id=run_id)
     assert judged.passed, judged.failures()
     state = await service_state(cluster, run_id)
     keys = [refund["idempotency_key"] for refund in state["refunds"]]
     assert len(keys) == len(set(keys)) == 1, state["refunds"]
-    report = verify_ledger(ledger_path(run_id))
+    report = verify_ledger(lab_deps().ledgers.path(run_id))
     assert report.ok, report.first_error
 
 
@@ -103,7 +104,7 @@ async def test_a_killed_worker_is_replaced_and_the_run_finishes_once(
     result = await asyncio.wait_for(run_result(handle), timeout=120)
 
     await settled(cluster, run_id, result, task)
-    events = read_events(ledger_path(run_id))
+    events = read_events(lab_deps().ledgers.path(run_id))
     writers = {event.worker.split(":")[-1] for event in events}
     assert str(second.pid) in writers, "the fresh worker wrote the rest of the ledger"
     if point == "after_effect":

@@ -14,12 +14,12 @@ from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
 from temporalio.converter import StorageDriverClaim, StorageDriverRetrieveContext, StorageDriverStoreContext
 
-from agent import artifacts
 from contracts.errors import ArtifactMissing
 from host.build import build_worker
 from host.converter import ARTIFACT_DRIVER, DATA_CONVERTER, PAYLOAD_THRESHOLD, ArtifactStoreDriver
 from lab.catalog import Task
 from lab.run_request import build_request
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 # A payload kept by reference says how large the one it stands for is (`external_payloads`,
@@ -40,7 +40,7 @@ async def test_a_payload_goes_to_the_store_and_comes_back() -> None:
 async def test_a_stored_payload_changed_on_disk_is_refused() -> None:
     driver = ArtifactStoreDriver()
     [claim] = await driver.store(StorageDriverStoreContext(), [Payload(data=b"y" * 4000)])
-    stored = artifacts.path_of(claim.claim_data["sha256"])
+    stored = lab_deps().artifacts.path_of(claim.claim_data["sha256"])
     stored.write_bytes(stored.read_bytes().replace(b"y", b"z", 1))
     with pytest.raises(ArtifactMissing, match="does not hash to its name"):
         await driver.retrieve(StorageDriverRetrieveContext(), [claim])

@@ -18,6 +18,7 @@ from contracts import ProviderConfig, RunRequest, RunResult, RunState
 from host.build import build_worker
 from lab.catalog import Task, load_task
 from lab.run_request import build_request
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 WRONG_FIX = Path(__file__).parent / "scripts" / "bugfix_wrong_fix.yaml"
@@ -40,7 +41,7 @@ async def run_runtime(
 ) -> RunResult:
     if runtime == "durable":
         return await run_durable(client, task_queue, request, **worker_options)
-    return await BaselineLoop().run(request)
+    return await BaselineLoop(lab_deps()).run(request)
 
 
 @pytest.mark.parametrize("runtime", ["durable", "baseline"])
@@ -57,14 +58,14 @@ async def test_each_runtime_solves_each_task(
     assert result.outcome == RunState.COMPLETED, result.reason
     assert result.runtime == runtime
     # Judged independently of what the runtime says, on the real files.
-    judged = await check(Path(result.workspace), task.spec.postconditions)
+    judged = await check(lab_deps(), Path(result.workspace), task.spec.postconditions)
     assert judged.passed, judged.failures()
     # The work happened in a fresh copy; the fixture itself is untouched and still broken/old.
     assert Path(result.workspace) != task.fixture_dir
     assert fingerprint(task.fixture_dir) == before
     pristine = tmp_path / "pristine"
     shutil.copytree(task.fixture_dir, pristine)
-    assert not (await check(pristine, task.spec.postconditions)).passed
+    assert not (await check(lab_deps(), pristine, task.spec.postconditions)).passed
     assert result.usage.model_calls >= len(result.steps)
 
 
@@ -89,7 +90,7 @@ async def test_a_wrong_fix_is_reported_as_failure(
 
     assert result.outcome == RunState.FAILED
     assert not result.succeeded
-    judged = await check(Path(result.workspace), bugfix_task.spec.postconditions)
+    judged = await check(lab_deps(), Path(result.workspace), bugfix_task.spec.postconditions)
     assert not judged.passed
     assert [f.description for f in judged.failures()] == ["`python -m pytest -q` exits 0"]
     stats = Path(result.workspace, "textstats", "stats.py").read_text()
@@ -110,4 +111,4 @@ async def test_durable_runs_in_both_worker_lanes(
     task = load_task(task_id)
     result = await run_durable(client, task_queue, build_request(task, "durable"), **worker_options)
     assert result.outcome == RunState.COMPLETED, result.reason
-    assert (await check(Path(result.workspace), task.spec.postconditions)).passed
+    assert (await check(lab_deps(), Path(result.workspace), task.spec.postconditions)).passed

@@ -18,9 +18,8 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.execution import execute_tool
+from activities.execution import ToolActivities
 from agent.effects.keys import canonical_json, idempotency_key
-from agent.effects.store import EffectStore
 from agent.execution import execute
 from agent.sandbox.process import ProcessSandbox
 from agent.tools.context import ToolContext
@@ -29,6 +28,7 @@ from contracts import ActionProposal, ExecuteToolInput, ToolResult
 from contracts.errors import ToolUnavailable
 from experiments.ops_service import OpsServiceProcess
 from tests.conftest import free_port
+from tests.lab_dependencies import lab_deps
 
 SEED = {
     "orders": [{"order_id": "ORD-1", "customer": "alice", "amount_cents": 5000}],
@@ -76,7 +76,7 @@ class Run:
         """What a worker writes before it acts."""
         key = self.key(tool, arguments, step)
         intent = canonical_json(self.canonical(tool, arguments))
-        await asyncio.to_thread(EffectStore().record_intent, key, self.run_id, step, tool, intent)
+        await asyncio.to_thread(lab_deps().effects.record_intent, key, self.run_id, step, tool, intent)
         return key
 
     async def seed(self) -> None:
@@ -103,7 +103,7 @@ async def run(service: OpsServiceProcess, tmp_path: Path, monkeypatch: pytest.Mo
 
 
 async def recorded(key: str) -> str | None:
-    record = await asyncio.to_thread(EffectStore().lookup, key)
+    record = await asyncio.to_thread(lab_deps().effects.lookup, key)
     return None if record is None else record.state
 
 
@@ -116,8 +116,8 @@ def assert_acted(result: ToolResult) -> None:
 @pytest.mark.parametrize("tool", sorted(CALLS))
 async def test_the_same_call_twice_acts_once(run: Run, tool: str) -> None:
     arguments, effects = CALLS[tool]
-    first = await execute(run.request(tool, arguments))
-    again = await execute(run.request(tool, arguments))
+    first = await execute(lab_deps(), run.request(tool, arguments))
+    again = await execute(lab_deps(), run.request(tool, arguments))
     assert_acted(first)
     assert again.replayed and again.ok
     assert again.output == first.output
@@ -126,8 +126,8 @@ async def test_the_same_call_twice_acts_once(run: Run, tool: str) -> None:
 
 
 async def test_another_step_is_another_refund(run: Run) -> None:
-    first = await execute(run.request(step=1))
-    second = await execute(run.request(step=2))
+    first = await execute(lab_deps(), run.request(step=1))
+    second = await execute(lab_deps(), run.request(step=2))
     assert_acted(first)
     assert_acted(second)
     refunds = (await run.state())["refunds"]
@@ -139,22 +139,25 @@ async def test_a_crash_after_the_effect_is_recovered_without_acting_again(run: R
     arguments, effects = CALLS[tool]
     # The dying worker: intent recorded, effect made, result never recorded.
     key = await run.record_intent(tool, arguments)
-    ctx = ToolContext(run.workspace, run.run_id, run.run_id, 1, key, ProcessSandbox(), run.url)
+    deps = lab_deps()
+    ctx = ToolContext(
+        run.workspace, run.run_id, run.run_id, 1, key, ProcessSandbox(deps.artifacts), deps.artifacts, run.url
+    )
     made = await TOOLS[tool].run(ctx, TOOLS[tool].arguments.model_validate(arguments))
 
-    result = await execute(run.request(tool, arguments))
+    result = await execute(lab_deps(), run.request(tool, arguments))
     assert result.ok and result.recovered and not result.replayed
     assert result.output == made
     assert await recorded(key) == "done"
     assert len(effects(await run.state())) == 1
     # Recovered is recorded: the next retry replays it.
-    assert (await execute(run.request(tool, arguments))).replayed
+    assert (await execute(lab_deps(), run.request(tool, arguments))).replayed
 
 
 async def test_a_crash_before_the_effect_acts_once(run: Run) -> None:
     # The dying worker recorded its intent and never reached the service.
     key = await run.record_intent("issue_refund", REFUND)
-    result = await execute(run.request())
+    result = await execute(lab_deps(), run.request())
     assert_acted(result)
     assert await recorded(key) == "done"
     assert [refund["idempotency_key"] for refund in (await run.state())["refunds"]] == [key]
@@ -162,19 +165,19 @@ async def test_a_crash_before_the_effect_acts_once(run: Run) -> None:
 
 async def test_a_refusal_is_a_failed_result_recorded_and_replayed(run: Run) -> None:
     too_much = REFUND | {"amount_cents": 6000}
-    result = await execute(run.request(arguments=too_much))
+    result = await execute(lab_deps(), run.request(arguments=too_much))
     assert not result.ok and not result.replayed
     assert "422" in (result.error or "")
     assert "exceeds the 5000 cents still refundable on order 'ORD-1'" in (result.error or "")
     assert await recorded(run.key(arguments=too_much)) == "done"
-    again = await execute(run.request(arguments=too_much))
+    again = await execute(lab_deps(), run.request(arguments=too_much))
     assert again.replayed and not again.ok and again.error == result.error
     assert (await run.state())["refunds"] == []
 
 
 async def test_no_service_configured_is_a_failed_result(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AGENT_LAB_OPS_URL")
-    result = await execute(run.request())
+    result = await execute(lab_deps(), run.request())
     assert not result.ok
     assert result.error == "no operations service is configured (set AGENT_LAB_OPS_URL)"
 
@@ -191,17 +194,17 @@ async def test_service_down_is_retried_never_recorded_then_acts_once(
         await service.stop()
 
         with pytest.raises(ToolUnavailable, match="unreachable"):
-            await execute(run.request())
+            await execute(lab_deps(), run.request())
         # Attempted, outcome unknown: a retry must ask the service before acting.
         assert await recorded(run.key()) == "intent"
         with pytest.raises(ToolUnavailable, match="cannot check for an earlier effect"):
-            await execute(run.request())  # the retry's probe cannot reach the service either
+            await execute(lab_deps(), run.request())  # the retry's probe cannot reach the service either
 
         assert await service.start() == url  # same database, same port
-        result = await execute(run.request())
+        result = await execute(lab_deps(), run.request())
         assert_acted(result)
         assert len((await run.state())["refunds"]) == 1
-        assert (await execute(run.request())).replayed
+        assert (await execute(lab_deps(), run.request())).replayed
     finally:
         await service.stop()
 
@@ -213,7 +216,7 @@ async def test_the_activity_turns_service_down_into_a_retryable_error(
     monkeypatch.setenv("AGENT_LAB_OPS_URL", url)
     run = Run(url, tmp_path)
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(execute_tool, run.request())
+        await ActivityEnvironment().run(ToolActivities(lab_deps()).execute_tool, run.request())
     assert raised.value.type == "ToolUnavailable"
     assert raised.value.non_retryable is False
     assert await recorded(run.key()) == "intent"

@@ -13,6 +13,7 @@ from agent.sandbox import select_sandbox
 from agent.tools.registry import TOOLS
 from agent.verification import verify
 from contracts import ActionProposal, ExecuteToolInput, ReasonCode, ToolResult
+from tests.lab_dependencies import lab_deps
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def call(tool: str, **arguments: Any) -> ActionProposal:
 async def run(workspace: Path, proposal: ActionProposal) -> ToolResult:
     """One call, as a fresh step of a fresh run (so no earlier effect is replayed)."""
     request = ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=uuid.uuid4().hex, step=1)
-    return await execute(request)
+    return await execute(lab_deps(), request)
 
 
 # --- verify --------------------------------------------------------------------------------
@@ -147,7 +148,7 @@ async def test_execute_write_file_changes_workspace(workspace: Path) -> None:
 async def test_execute_run_command_names_its_sandbox_and_exit_code(workspace: Path) -> None:
     result = await run(workspace, call("run_command", command="cat a.txt; exit 4"))
     assert result.ok  # a command that ran is a tool success, whatever its exit code
-    chosen = select_sandbox()
+    chosen = select_sandbox(lab_deps().sandbox, lab_deps().artifacts)
     assert (result.backend, result.sandboxed) == (chosen.name, chosen.sandboxed)
     assert result.exit_code == 4
     assert result.output == "alpha beta\n"

@@ -28,6 +28,7 @@ from lab.fork import fork_request, snapshot_after
 from lab.run_diff import diff_runs, read_run
 from lab.run_request import build_request
 from settings import PROJECT_ROOT, in_project
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 WRONG_FIX = Path(__file__).parent / "scripts" / "bugfix_wrong_fix.yaml"
@@ -81,8 +82,8 @@ async def test_a_fork_takes_steps_1_to_k_from_the_record_and_goes_on_live(
     assert len([name for name in await _scheduled(client, parent.run_id) if "propose" in name]) == 3
     # Its workspace started as the parent's after step 2: the parent's commits up to that
     # checkpoint are its own, its step 3 a commit on top of them.
-    parent_commits = [sha for sha, _ in checkpoints.history(Path(parent.workspace))]
-    fork_commits = [sha for sha, _ in checkpoints.history(Path(same_result.workspace))]
+    parent_commits = [sha for sha, _ in checkpoints.history(lab_deps().checkpoints, Path(parent.workspace))]
+    fork_commits = [sha for sha, _ in checkpoints.history(lab_deps().checkpoints, Path(same_result.workspace))]
     assert fork_commits[1:] == parent_commits[parent_commits.index(same.fork.checkpoint) :]
     assert Path(same_result.workspace) != Path(parent.workspace)
 
@@ -105,7 +106,7 @@ async def test_forking_what_cannot_be_forked_is_one_clear_error(
             await fork_request(client, "no-such-run", 1, None)
         with pytest.raises(StarterError, match=r"has steps 1\.\.3: there is no step 4 to fork after"):
             await fork_request(client, parent.run_id, 4, None)
-        gone = checkpoints.repository(Path(parent.workspace))
+        gone = checkpoints.repository(lab_deps().checkpoints, Path(parent.workspace))
         shutil.move(gone, gone.with_name(gone.name + ".moved"))
         try:
             with pytest.raises(StarterError, match="checkpoints are gone"):

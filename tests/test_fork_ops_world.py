@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from agent.ledger import ledger_path
 from agent.providers import completions
 from agent.providers.prompts import answer_text
 from contracts import ActionProposal, ProviderConfig, RunResult, RunState
@@ -29,6 +28,7 @@ from lab.invariants import check_run, fetch_generations, gather
 from lab.run_diff import diff_runs, read_run
 from lab.run_request import build_request
 from tests.fake_openai_server import FakeOpenAIServer
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from tests.test_ops_tasks import tenant_state
 
@@ -123,7 +123,7 @@ async def test_a_fork_after_the_refund_never_refunds_again_and_asks_only_for_its
         # Every rule holds of all three: one effect per key, approvals, budgets, commits, and
         # ledger and history telling one story (a fork's history holds its own steps only).
         for run_id in (parent.run_id, after.run_id, before.run_id):
-            evidence = gather(run_id, ledger_path(run_id), await fetch_generations(client, run_id))
+            evidence = gather(run_id, lab_deps().ledgers.path(run_id), await fetch_generations(client, run_id))
             report = check_run(evidence)
             assert report.clean, (run_id, [str(found) for found in report.violations])
 
@@ -172,9 +172,10 @@ async def test_a_fork_whose_parent_world_lacks_an_effect_is_refused(
         parent = await execute_run(client, request, task_queue)
         assert parent.outcome == RunState.COMPLETED, parent.reason
         fork = await fork_request(client, parent.run_id, 2, None)
-        async with OpsServiceProcess(tmp_path / "other.sqlite") as other:
-            with pytest.MonkeyPatch.context() as patch:
-                patch.setenv("AGENT_LAB_OPS_URL", other.url)
-                failed = await execute_run(client, fork, task_queue)
+    async with OpsServiceProcess(tmp_path / "other.sqlite") as other:
+        # The fork's worker is handed the other service: its world is to be made there.
+        elsewhere = f"{task_queue}-other"
+        async with build_worker(client, elsewhere, dependencies=lab_deps(ops_url=other.url)):
+            failed = await execute_run(client, fork, elsewhere)
     assert failed.outcome == RunState.FAILED
     assert "never seeded" in failed.reason, failed.reason

@@ -44,6 +44,7 @@ from agent.tools.test_report import condense
 from agent.verification import verify
 from contracts import ActionProposal, FileContains, FileNotContains, ReasonCode
 from contracts.errors import PathOutsideWorkspace, ToolError
+from tests.lab_dependencies import lab_deps
 
 # Generous: each call answers in milliseconds; the old code never answered at all.
 _PROMPT_S = 10.0
@@ -52,7 +53,13 @@ _READ = ActionProposal(kind="tool_call", tool="read_file", arguments={"path": "n
 
 def _ctx(workspace: Path) -> ToolContext:
     return ToolContext(
-        workspace=workspace, run_id="r", world_id="r", step=1, idempotency_key="k", sandbox=ProcessSandbox()
+        workspace=workspace,
+        run_id="r",
+        world_id="r",
+        step=1,
+        idempotency_key="k",
+        sandbox=ProcessSandbox(lab_deps().artifacts),
+        artifacts=lab_deps().artifacts,
     )
 
 
@@ -160,7 +167,7 @@ def test_the_file_tools_answer_a_fifo_at_once_with_typed_results(workspace: Path
 def test_a_postcondition_on_a_fifo_fails_at_once(workspace: Path, fifo: Path) -> None:
     checked = _promptly(
         lambda: asyncio.run(
-            check(workspace, [FileContains(path="pipe", text="x"), FileNotContains(path="pipe", text="x")])
+            check(lab_deps(), workspace, [FileContains(path="pipe", text="x"), FileNotContains(path="pipe", text="x")])
         )
     )
     assert [outcome.passed for outcome in checked.outcomes] == [False, True]

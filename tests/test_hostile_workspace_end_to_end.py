@@ -32,6 +32,7 @@ from contracts import ActionProposal, ExecuteToolInput, ToolResult
 from contracts.envelopes import RecordStepInput
 from contracts.ledger import LedgerEntry
 from tests.conftest import sandbox_workspace
+from tests.lab_dependencies import lab_deps
 
 pytestmark = pytest.mark.skipif(not available(), reason="bubblewrap cannot sandbox commands here")
 
@@ -93,7 +94,7 @@ async def _within(what: str, work: Awaitable[T]) -> T:
 
 async def _run(workspace: Path, run_id: str, step: int, proposal: ActionProposal) -> ToolResult:
     request = ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=run_id, step=step)
-    return await _within(f"step {step}: {proposal.tool} {proposal.arguments}", execute(request))
+    return await _within(f"step {step}: {proposal.tool} {proposal.arguments}", execute(lab_deps(), request))
 
 
 async def _record(workspace: Path, run_id: str, step: int, checkpoint: str) -> str:
@@ -114,7 +115,7 @@ async def _record(workspace: Path, run_id: str, step: int, checkpoint: str) -> s
         message=f"step {step}",
         entries=[wrote],
     )
-    recorded = await _within(f"step {step}'s checkpoint", record_step(request))
+    recorded = await _within(f"step {step}'s checkpoint", record_step(lab_deps(), request))
     return recorded.checkpoint
 
 
@@ -124,7 +125,7 @@ async def test_no_workspace_content_runs_outside_the_sandbox_or_stops_the_worker
     canary = tmp_path / "canary"
     canary.write_text(UNTOUCHED)
     run_id = f"hostile-{uuid.uuid4().hex[:8]}"
-    checkpoint = await asyncio.to_thread(checkpoints.init, workspace)
+    checkpoint = await asyncio.to_thread(checkpoints.init, lab_deps().checkpoints, workspace)
     first = checkpoint
     step = 0
     for name, command in attacks(canary):
@@ -148,7 +149,10 @@ async def test_no_workspace_content_runs_outside_the_sandbox_or_stops_the_worker
     # The worker still does its work: a write, a checkpoint of it, and a rollback to the start.
     assert (workspace / "notes.md").read_text() == "ok\n"
     await _record(workspace, run_id, step + 1, checkpoint)
-    await _within("rolling back to the first checkpoint", asyncio.to_thread(checkpoints.rollback, workspace, first))
+    await _within(
+        "rolling back to the first checkpoint",
+        asyncio.to_thread(checkpoints.rollback, lab_deps().checkpoints, workspace, first),
+    )
     assert sorted(path.name for path in workspace.iterdir()) == ["README.md"]
     assert canary.read_text() == UNTOUCHED
 
@@ -157,7 +161,7 @@ async def test_the_answers_after_the_attacks_say_what_stopped_them(tmp_path: Pat
     """Not only prompt: each answer is a typed result the model can act on."""
     workspace = sandbox_workspace(tmp_path)
     run_id = f"hostile-{uuid.uuid4().hex[:8]}"
-    await asyncio.to_thread(checkpoints.init, workspace)
+    await asyncio.to_thread(checkpoints.init, lab_deps().checkpoints, workspace)
     for step, (_, command) in enumerate(attacks(tmp_path / "canary")[3:], start=1):
         setup = ActionProposal(kind="tool_call", tool="run_command", arguments={"command": command})
         assert (await _run(workspace, run_id, step, setup)).ok

@@ -24,6 +24,7 @@ from agent.tools.viewer import WINDOW_LINES
 from agent.verification import verify
 from contracts import ActionProposal, ExecuteToolInput, ReasonCode, RiskLevel
 from contracts.errors import SyntaxCheckFailed, TextNotFound, ToolError
+from tests.lab_dependencies import lab_deps
 
 
 @pytest.fixture
@@ -40,7 +41,8 @@ def ctx(workspace: Path, ops_url: str | None = None) -> ToolContext:
         world_id="r",
         step=1,
         idempotency_key=uuid.uuid4().hex,
-        sandbox=ProcessSandbox(),
+        sandbox=ProcessSandbox(lab_deps().artifacts),
+        artifacts=lab_deps().artifacts,
         ops_url=ops_url,
     )
 
@@ -289,7 +291,7 @@ async def test_the_refusal_is_a_failed_tool_result_like_any_tool_error(workspace
     (workspace / "m.py").write_text(GOOD)
     proposal = ActionProposal(tool="write_file", arguments={"path": "m.py", "content": "def (\n"})
     result = await execute(
-        ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=uuid.uuid4().hex, step=1)
+        lab_deps(), ExecuteToolInput(workspace=str(workspace), proposal=proposal, run_id=uuid.uuid4().hex, step=1)
     )
     assert not result.ok
     assert result.error is not None and result.error.startswith("edit refused, m.py left unchanged")

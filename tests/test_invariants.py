@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from agent.ledger import ledger_path
 from contracts import Approve, ProviderConfig, RunRequest
 from host.build import build_worker
 from lab.catalog import load_task
@@ -31,6 +30,7 @@ from tests import invariant_plants as plant
 from tests.conftest import free_port
 from tests.histories import stored
 from tests.histories.record import WRONG_FIX, approval_request
+from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -87,7 +87,7 @@ async def recorded(env: WorkflowEnvironment, lab_data: Path) -> dict[str, Record
             await run_result(handle)
             history = lab_data / f"{name}.history.json"
             history.write_text((await handle.fetch_history()).to_json())
-            runs[name] = Recorded(request.run_id, ledger_path(request.run_id), history)
+            runs[name] = Recorded(request.run_id, lab_deps().ledgers.path(request.run_id), history)
     return runs
 
 
@@ -390,7 +390,7 @@ async def test_check_all_fails_when_one_run_has_a_violation(
 ) -> None:
     monkeypatch.setenv("TEMPORAL_ADDRESS", f"127.0.0.1:{free_port()}")
     run = recorded["rename"]
-    planted = ledger_path("planted-copy")
+    planted = lab_deps().ledgers.path("planted-copy")
     lines = plant.ledger_lines(run.ledger)
     plant.line_of(lines, "tool_result", 2)["payload"]["result"]["ok"] = False
     for line in lines:

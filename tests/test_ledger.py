@@ -23,14 +23,12 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 import agent.ledger as ledger
-from activities.ledger import append_ledger
+from activities.ledger import LedgerActivities
 from agent.effects.keys import canonical_json
 from agent.ledger import (
     GENESIS_HASH,
-    append,
     encode_line,
     event_hash,
-    ledger_path,
     read_events,
     seal,
     store,
@@ -41,6 +39,7 @@ from contracts.errors import LedgerCorrupt, StarterError
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
 from settings import PROJECT_ROOT
 from starter.ledger_command import ledger_verify, replay
+from tests.lab_dependencies import lab_deps
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -84,8 +83,8 @@ def write_lines(path: Path, lines: list[dict[str, Any]]) -> None:
 
 
 def test_the_first_event_follows_the_genesis_hash_and_each_next_its_predecessor(run_id: str) -> None:
-    append(run_id, story(run_id), "w1")
-    events = read_events(ledger_path(run_id))
+    lab_deps().ledgers.append(run_id, story(run_id), "w1")
+    events = read_events(lab_deps().ledgers.path(run_id))
     assert GENESIS_HASH == "0" * 64
     assert events[0].prev_hash == GENESIS_HASH
     assert [event.prev_hash for event in events[1:]] == [event.hash for event in events[:-1]]
@@ -120,8 +119,8 @@ def _mutations() -> dict[str, Callable[[Any], Any]]:
 
 
 def test_a_change_to_any_single_field_of_any_line_is_reported_at_that_line(run_id: str, tmp_path: Path) -> None:
-    append(run_id, story(run_id), "w1")
-    original = lines_of(ledger_path(run_id))
+    lab_deps().ledgers.append(run_id, story(run_id), "w1")
+    original = lines_of(lab_deps().ledgers.path(run_id))
     mutations = _mutations()
     assert set(mutations) == set(LedgerEvent.model_fields), "a new field needs a mutation here"
     edited = tmp_path / "edited.jsonl"
@@ -137,8 +136,8 @@ def test_a_change_to_any_single_field_of_any_line_is_reported_at_that_line(run_i
 
 
 def test_a_valid_ledger_reports_its_events_and_types(run_id: str) -> None:
-    append(run_id, story(run_id), "w1")
-    report = verify_ledger(ledger_path(run_id))
+    lab_deps().ledgers.append(run_id, story(run_id), "w1")
+    report = verify_ledger(lab_deps().ledgers.path(run_id))
     assert report.ok and report.first_error is None and report.torn_tail_bytes == 0
     assert (report.events, report.run_id) == (5, run_id)
     assert report.types == {"run_started": 1, "proposal": 1, "verdict": 1, "tool_result": 1, "postconditions": 1}
@@ -169,20 +168,22 @@ def test_a_ledger_holds_one_run(tmp_path: Path, run_id: str) -> None:
 
 def test_appending_the_same_entries_again_adds_nothing(run_id: str) -> None:
     entries = story(run_id)
-    first = append(run_id, entries, "w1")
-    again = append(run_id, entries, "w2")
+    first = lab_deps().ledgers.append(run_id, entries, "w1")
+    again = lab_deps().ledgers.append(run_id, entries, "w2")
     assert (first.appended, first.skipped) == (5, 0)
     assert (again.appended, again.skipped) == (0, 5)
     assert (again.last_seq, again.last_hash) == (first.last_seq, first.last_hash)
-    overlap = append(run_id, [entries[-1], entry(run_id, 5, "run_finished"), entry(run_id, 5, "run_finished")], "w3")
+    overlap = lab_deps().ledgers.append(
+        run_id, [entries[-1], entry(run_id, 5, "run_finished"), entry(run_id, 5, "run_finished")], "w3"
+    )
     assert (overlap.appended, overlap.skipped, overlap.last_seq) == (1, 2, 6)
-    report = verify_ledger(ledger_path(run_id))
+    report = verify_ledger(lab_deps().ledgers.path(run_id))
     assert report.ok and report.events == 6
-    assert [event.worker for event in read_events(ledger_path(run_id))] == ["w1"] * 5 + ["w3"]
+    assert [event.worker for event in read_events(lab_deps().ledgers.path(run_id))] == ["w1"] * 5 + ["w3"]
 
 
 def test_append_writes_with_fsync_after_the_data(run_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = ledger_path(run_id)
+    path = lab_deps().ledgers.path(run_id)
     calls: list[int] = []
     real_fsync = os.fsync
 
@@ -190,33 +191,33 @@ def test_append_writes_with_fsync_after_the_data(run_id: str, monkeypatch: pytes
         calls.append(os.fstat(fd).st_size)
         real_fsync(fd)
 
-    append(run_id, story(run_id)[:2], "w")
+    lab_deps().ledgers.append(run_id, story(run_id)[:2], "w")
     monkeypatch.setattr(os, "fsync", counting_fsync)
-    append(run_id, story(run_id)[2:], "w")
+    lab_deps().ledgers.append(run_id, story(run_id)[2:], "w")
     assert calls == [path.stat().st_size], "one fsync, once every new byte is written"
     calls.clear()
-    append(run_id, story(run_id), "w")
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
     assert calls == [], "nothing to write, nothing to sync"
 
 
 def test_entries_of_another_run_or_not_strict_json_are_refused_before_writing(run_id: str) -> None:
-    append(run_id, story(run_id), "w")
-    before = ledger_path(run_id).read_bytes()
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
+    before = lab_deps().ledgers.path(run_id).read_bytes()
     with pytest.raises(ValueError, match="other-run"):
-        append(run_id, [entry("other-run", 9)], "w")
+        lab_deps().ledgers.append(run_id, [entry("other-run", 9)], "w")
     with pytest.raises(ValueError):
-        append(run_id, [entry(run_id, 9, ratio=float("nan"))], "w")
-    assert ledger_path(run_id).read_bytes() == before
+        lab_deps().ledgers.append(run_id, [entry(run_id, 9, ratio=float("nan"))], "w")
+    assert lab_deps().ledgers.path(run_id).read_bytes() == before
 
 
 @pytest.mark.parametrize("bad", ["", ".", "..", "a/b", "../etc", "a\\b", "a\0b"])
 def test_ledger_path_refuses_run_ids_that_are_not_one_file_name(bad: str) -> None:
     with pytest.raises(ValueError, match="cannot name a ledger file"):
-        ledger_path(bad)
+        lab_deps().ledgers.path(bad)
 
 
 def test_ledger_path_is_under_the_data_directory(data_dir: Path) -> None:
-    assert ledger_path("durable-x-1") == data_dir / "ledgers" / "durable-x-1.jsonl"
+    assert lab_deps().ledgers.path("durable-x-1") == data_dir / "ledgers" / "durable-x-1.jsonl"
 
 
 def test_threads_appending_to_one_run_keep_one_chain(run_id: str) -> None:
@@ -226,20 +227,20 @@ def test_threads_appending_to_one_run_keep_one_chain(run_id: str) -> None:
         own = [entry(run_id, 1000 * (number + 1) + index) for index in range(15)]
         mine = shared[number:] + own + shared[:number]  # every thread also retries the shared entries
         for start in range(0, len(mine), 4):
-            append(run_id, mine[start : start + 4], f"thread-{number}")
+            lab_deps().ledgers.append(run_id, mine[start : start + 4], f"thread-{number}")
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(writer, range(8)))
-    report = verify_ledger(ledger_path(run_id))
+    report = verify_ledger(lab_deps().ledgers.path(run_id))
     assert report.ok and report.events == 20 + 8 * 15
-    assert len({event.event_id for event in read_events(ledger_path(run_id))}) == report.events
+    assert len({event.event_id for event in read_events(lab_deps().ledgers.path(run_id))}) == report.events
 
 
 WRITER_SCRIPT = """
 import sys
 from datetime import UTC, datetime
-from agent.ledger import append
 from contracts.ledger import LedgerEntry
+from tests.lab_dependencies import lab_deps
 
 run_id, worker = sys.argv[1], sys.argv[2]
 ids = [f"shared-{i}" for i in range(40)] + [f"{worker}-{i}" for i in range(40)]
@@ -250,7 +251,7 @@ for start in range(0, len(ids), 2):
         LedgerEntry(event_id=event_id, type="proposal", run_id=run_id, time=datetime.now(UTC))
         for event_id in ids[start : start + 2]
     ]
-    append(run_id, batch, worker)
+    lab_deps().ledgers.append(run_id, batch, worker)
 """
 
 
@@ -260,9 +261,9 @@ def test_two_processes_appending_to_one_run_keep_one_chain(run_id: str) -> None:
         for name in ("a", "b")
     ]
     assert [process.wait(timeout=60) for process in writers] == [0, 0]
-    report = verify_ledger(ledger_path(run_id))
+    report = verify_ledger(lab_deps().ledgers.path(run_id))
     assert report.ok and report.events == 40 + 2 * 40
-    events = read_events(ledger_path(run_id))
+    events = read_events(lab_deps().ledgers.path(run_id))
     assert len({event.event_id for event in events}) == len(events)
     assert {event.worker for event in events} == {"proc-a", "proc-b"}
 
@@ -273,31 +274,31 @@ def test_an_append_checks_only_what_was_added_since_this_process_last_appended(
     full_scans: list[int] = []
     whole = store.scan_chain
     monkeypatch.setattr(store, "scan_chain", lambda data, *args: full_scans.append(len(data)) or whole(data, *args))
-    append(run_id, story(run_id), "w")
-    append(run_id, [entry(run_id, 10)], "w")
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
+    lab_deps().ledgers.append(run_id, [entry(run_id, 10)], "w")
     # Another process appends between two of this one's appends: its lines are read and checked.
     other = subprocess.run([sys.executable, "-c", WRITER_SCRIPT, run_id, "proc-a"], cwd=PROJECT_ROOT, timeout=60)
     assert other.returncode == 0
-    result = append(run_id, [entry(run_id, 11)], "w")
+    result = lab_deps().ledgers.append(run_id, [entry(run_id, 11)], "w")
     assert len(full_scans) == 1  # the first append only: the file was empty then
-    report = verify_ledger(ledger_path(run_id))
+    report = verify_ledger(lab_deps().ledgers.path(run_id))
     assert report.ok and report.events == result.last_seq == 5 + 1 + 80 + 1
 
 
 def test_a_line_another_writer_added_is_checked_before_anything_goes_after_it(run_id: str) -> None:
-    path = ledger_path(run_id)
-    append(run_id, story(run_id), "w")
+    path = lab_deps().ledgers.path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
     with path.open("ab") as raw:
         raw.write(b'{"seq": 6}\n')
     with pytest.raises(LedgerCorrupt, match="line 6: not a ledger event"):
-        append(run_id, [entry(run_id, 10)], "w")
+        lab_deps().ledgers.append(run_id, [entry(run_id, 10)], "w")
 
 
 def test_an_edit_above_the_head_while_another_appended_is_caught_by_verify_and_after_a_restart(run_id: str) -> None:
     """What an append of this process does not re-read: the lines it verified before, when the
     file grew since. `ledger verify` reads them all, and so does a restarted worker's append."""
-    path = ledger_path(run_id)
-    append(run_id, story(run_id), "w")
+    path = lab_deps().ledgers.path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
     edited = _edited_hash(path.read_bytes().splitlines())  # the same length: nothing moves
     path.write_bytes(b"".join(line + b"\n" for line in edited))
     with path.open("ab") as raw:  # and a line appended after it, by a writer that did not check
@@ -312,9 +313,9 @@ def test_an_edit_above_the_head_while_another_appended_is_caught_by_verify_and_a
 
 def test_append_to_a_two_thousand_event_ledger_stays_fast(run_id: str) -> None:
     payload: dict[str, JsonValue] = {"tool": "run_command", "ok": True, "exit_code": 0, "output": "x" * 200}
-    append(run_id, [entry(run_id, index, **payload) for index in range(2000)], "w")
+    lab_deps().ledgers.append(run_id, [entry(run_id, index, **payload) for index in range(2000)], "w")
     started = time.perf_counter()
-    result = append(run_id, [entry(run_id, 2000, **payload)], "w")
+    result = lab_deps().ledgers.append(run_id, [entry(run_id, 2000, **payload)], "w")
     elapsed = time.perf_counter() - started
     assert result.last_seq == 2001
     # About 25 ms on the machine this was written on; the bound only catches a change of order.
@@ -325,8 +326,8 @@ def test_append_to_a_two_thousand_event_ledger_stays_fast(run_id: str) -> None:
 
 
 def test_a_torn_tail_is_reported_then_quarantined_and_recorded(run_id: str) -> None:
-    path = ledger_path(run_id)
-    append(run_id, story(run_id)[:3], "w1")
+    path = lab_deps().ledgers.path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id)[:3], "w1")
     torn = encode_line(seal(story(run_id)[3], seq=4, worker="w1", prev_hash="0" * 64))[:57]
     with path.open("ab") as file:
         file.write(torn)
@@ -334,7 +335,7 @@ def test_a_torn_tail_is_reported_then_quarantined_and_recorded(run_id: str) -> N
     before = verify_ledger(path)
     assert before.ok and before.events == 3 and before.torn_tail_bytes == len(torn)
 
-    result = append(run_id, story(run_id)[3:], "w2")
+    result = lab_deps().ledgers.append(run_id, story(run_id)[3:], "w2")
     assert (result.appended, result.skipped, result.repaired) == (2, 0, f"{run_id}.jsonl.torn-1")
     assert path.with_name(f"{run_id}.jsonl.torn-1").read_bytes() == torn
     events = read_events(path)
@@ -350,12 +351,12 @@ def test_a_torn_tail_is_reported_then_quarantined_and_recorded(run_id: str) -> N
 
 
 def test_each_torn_tail_gets_its_own_quarantine_file_even_when_nothing_else_is_appended(run_id: str) -> None:
-    path = ledger_path(run_id)
+    path = lab_deps().ledgers.path(run_id)
     garbage = [b"x" * 5000, b'{"seq": 9']  # longer, then shorter, than the repair event
     for number, tail in enumerate(garbage, 1):
         with path.open("ab") as file:
             file.write(tail)
-        result = append(run_id, [], "w")
+        result = lab_deps().ledgers.append(run_id, [], "w")
         assert (result.appended, result.repaired) == (0, f"{run_id}.jsonl.torn-{number}")
         assert path.with_name(f"{run_id}.jsonl.torn-{number}").read_bytes() == tail
     report = verify_ledger(path)
@@ -363,8 +364,8 @@ def test_each_torn_tail_gets_its_own_quarantine_file_even_when_nothing_else_is_a
 
 
 def test_a_repair_cut_short_by_a_crash_loses_nothing(run_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = ledger_path(run_id)
-    append(run_id, story(run_id)[:2], "w")
+    path = lab_deps().ledgers.path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id)[:2], "w")
     with path.open("ab") as file:
         file.write(b"y" * 4000)
 
@@ -373,11 +374,11 @@ def test_a_repair_cut_short_by_a_crash_loses_nothing(run_id: str, monkeypatch: p
 
     monkeypatch.setattr(os, "ftruncate", crash)
     with pytest.raises(OSError, match="killed"):
-        append(run_id, story(run_id)[2:3], "w")
+        lab_deps().ledgers.append(run_id, story(run_id)[2:3], "w")
     monkeypatch.undo()
     # The repair event and the entry are on disk; what is left of the torn bytes is a torn tail again.
     assert verify_ledger(path).torn_tail_bytes > 0
-    result = append(run_id, story(run_id)[2:], "w")
+    result = lab_deps().ledgers.append(run_id, story(run_id)[2:], "w")
     assert (result.appended, result.skipped, result.repaired) == (2, 1, f"{run_id}.jsonl.torn-2")
     report = verify_ledger(path)
     assert report.ok and report.types["ledger_repaired"] == 2 and report.torn_tail_bytes == 0
@@ -411,8 +412,8 @@ HAND_EDITS: dict[str, tuple[Callable[[list[bytes]], list[bytes]], int, str]] = {
 @pytest.mark.parametrize("edit", HAND_EDITS)
 def test_a_hand_edit_is_reported_at_its_line_and_append_refuses_it(edit: str, run_id: str) -> None:
     change, line, reason = HAND_EDITS[edit]
-    path = ledger_path(run_id)
-    append(run_id, story(run_id), "w")
+    path = lab_deps().ledgers.path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
     path.write_bytes(b"".join(line + b"\n" for line in change(path.read_bytes().splitlines())))
     edited = path.read_bytes()
 
@@ -422,46 +423,50 @@ def test_a_hand_edit_is_reported_at_its_line_and_append_refuses_it(edit: str, ru
     assert reason in report.first_error.reason
 
     with pytest.raises(LedgerCorrupt, match=f"line {line}: "):
-        append(run_id, [entry(run_id, 99, "run_finished")], "w")
+        lab_deps().ledgers.append(run_id, [entry(run_id, 99, "run_finished")], "w")
     assert path.read_bytes() == edited
     assert not list(path.parent.glob(f"{path.name}.torn-*"))
 
 
 def test_a_corrupt_ledger_with_a_torn_tail_is_left_alone(run_id: str) -> None:
-    path = ledger_path(run_id)
-    append(run_id, story(run_id), "w")
+    path = lab_deps().ledgers.path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
     broken = _changed_payload(path.read_bytes().splitlines())
     path.write_bytes(b"".join(line + b"\n" for line in broken) + b'{"torn')
     edited = path.read_bytes()
     with pytest.raises(LedgerCorrupt, match="line 3: "):
-        append(run_id, [], "w")
+        lab_deps().ledgers.append(run_id, [], "w")
     assert path.read_bytes() == edited
     assert not list(path.parent.glob(f"{path.name}.torn-*"))
 
 
 def test_a_ledger_file_of_another_run_is_refused(run_id: str) -> None:
-    append("other-" + run_id, story("other-" + run_id), "w")
-    ledger_path(run_id).write_bytes(ledger_path("other-" + run_id).read_bytes())
+    lab_deps().ledgers.append("other-" + run_id, story("other-" + run_id), "w")
+    lab_deps().ledgers.path(run_id).write_bytes(lab_deps().ledgers.path("other-" + run_id).read_bytes())
     with pytest.raises(LedgerCorrupt, match="line 1: run_id"):
-        append(run_id, story(run_id), "w")
+        lab_deps().ledgers.append(run_id, story(run_id), "w")
 
 
 # --- the activity ---------------------------------------------------------------------------------
 
 
 async def test_the_activity_appends_in_the_name_of_its_worker(run_id: str) -> None:
-    result = await ActivityEnvironment().run(append_ledger, AppendLedgerInput(run_id=run_id, entries=story(run_id)))
+    result = await ActivityEnvironment().run(
+        LedgerActivities(lab_deps()).append_ledger, AppendLedgerInput(run_id=run_id, entries=story(run_id))
+    )
     assert (result.appended, result.last_seq) == (5, 5)
-    workers = {event.worker for event in read_events(ledger_path(run_id))}
+    workers = {event.worker for event in read_events(lab_deps().ledgers.path(run_id))}
     assert workers == {f"{socket.gethostname()}:{os.getpid()}"}
 
 
 async def test_the_activity_turns_a_corrupt_ledger_into_a_non_retryable_error(run_id: str) -> None:
-    append(run_id, story(run_id), "w")
-    path = ledger_path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
+    path = lab_deps().ledgers.path(run_id)
     path.write_bytes(b"".join(line + b"\n" for line in _changed_payload(path.read_bytes().splitlines())))
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(append_ledger, AppendLedgerInput(run_id=run_id, entries=story(run_id)))
+        await ActivityEnvironment().run(
+            LedgerActivities(lab_deps()).append_ledger, AppendLedgerInput(run_id=run_id, entries=story(run_id))
+        )
     assert raised.value.type == "LedgerCorrupt"
     assert raised.value.non_retryable
     assert "line 3" in raised.value.message
@@ -478,8 +483,8 @@ def test_the_activity_input_holds_entries_of_its_own_run_only(run_id: str) -> No
 
 
 def test_ledger_verify_prints_ok_with_counts_and_exits_zero(run_id: str, capsys: pytest.CaptureFixture[str]) -> None:
-    append(run_id, story(run_id), "w")
-    for run in (run_id, str(ledger_path(run_id))):
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
+    for run in (run_id, str(lab_deps().ledgers.path(run_id))):
         assert ledger_verify(run) == 0
         out = capsys.readouterr().out
         assert out.count("\n") == 1
@@ -487,8 +492,8 @@ def test_ledger_verify_prints_ok_with_counts_and_exits_zero(run_id: str, capsys:
 
 
 def test_ledger_verify_names_the_breaking_line_and_exits_one(run_id: str, capsys: pytest.CaptureFixture[str]) -> None:
-    append(run_id, story(run_id), "w")
-    path = ledger_path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
+    path = lab_deps().ledgers.path(run_id)
     path.write_bytes(b"".join(line + b"\n" for line in _changed_payload(path.read_bytes().splitlines())))
     assert ledger_verify(run_id) == 1
     out = capsys.readouterr().out
@@ -497,8 +502,8 @@ def test_ledger_verify_names_the_breaking_line_and_exits_one(run_id: str, capsys
 
 
 def test_ledger_verify_mentions_a_torn_tail(run_id: str, capsys: pytest.CaptureFixture[str]) -> None:
-    append(run_id, story(run_id), "w")
-    with ledger_path(run_id).open("ab") as file:
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
+    with lab_deps().ledgers.path(run_id).open("ab") as file:
         file.write(b'{"seq":6,')
     assert ledger_verify(run_id) == 0
     assert "torn tail of 9 bytes" in capsys.readouterr().out
@@ -513,8 +518,8 @@ def test_a_missing_ledger_is_a_one_line_starter_error(tmp_path: Path) -> None:
 
 def test_replay_prints_an_aligned_trace_with_workers(run_id: str, capsys: pytest.CaptureFixture[str]) -> None:
     entries = story(run_id)
-    append(run_id, entries[:3], "host-a:101")
-    append(run_id, entries[3:], "host-b:202")
+    lab_deps().ledgers.append(run_id, entries[:3], "host-a:101")
+    lab_deps().ledgers.append(run_id, entries[3:], "host-b:202")
     assert replay(run_id) == 0
     header, *rows, last = capsys.readouterr().out.splitlines()
     assert header.split() == ["SEQ", "TIME", "TYPE", "STEP", "TOOL", "OUTCOME", "WORKER"]
@@ -531,8 +536,8 @@ def test_replay_prints_an_aligned_trace_with_workers(run_id: str, capsys: pytest
 def test_replay_of_a_broken_ledger_shows_what_it_can_then_where_it_breaks(
     run_id: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    append(run_id, story(run_id), "w")
-    path = ledger_path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
+    path = lab_deps().ledgers.path(run_id)
     lines = path.read_bytes().splitlines()
     path.write_bytes(b"".join(line + b"\n" for line in [lines[0], b"#oops", *lines[1:]]))
     assert replay(run_id) == 1
@@ -542,8 +547,8 @@ def test_replay_of_a_broken_ledger_shows_what_it_can_then_where_it_breaks(
 
 
 def test_read_events_skips_what_does_not_parse(run_id: str) -> None:
-    append(run_id, story(run_id), "w")
-    path = ledger_path(run_id)
+    lab_deps().ledgers.append(run_id, story(run_id), "w")
+    path = lab_deps().ledgers.path(run_id)
     with path.open("ab") as file:
         file.write(b'not an event\n{"torn')
     assert [event.seq for event in read_events(path)] == [1, 2, 3, 4, 5]

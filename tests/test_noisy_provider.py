@@ -13,6 +13,7 @@ from agent.tools.registry import tool_specs
 from contracts import NoiseConfig, ProposeActionInput, ProviderConfig
 from contracts.errors import ProviderUnavailable
 from lab.catalog import Task
+from tests.lab_dependencies import lab_deps
 
 
 def asking(task: Task, run_id: str, step: int, attempt: int = 1) -> ProposeActionInput:
@@ -26,7 +27,7 @@ def asking(task: Task, run_id: str, step: int, attempt: int = 1) -> ProposeActio
 
 
 async def outcomes(noise: NoiseConfig, task: Task, run_id: str, steps: int) -> list[str]:
-    provider = NoisyProvider(ScriptedProvider(str(task.script_path)), noise)
+    provider = NoisyProvider(ScriptedProvider(str(task.script_path)), noise, lab_deps().injected)
     seen = []
     for step in range(1, steps + 1):
         try:
@@ -51,7 +52,7 @@ async def test_rates_are_roughly_honoured_and_every_fault_is_recorded(bugfix_tas
     run_id = "noisy-rates"  # fixed, so the draws are the same every time
     noise = NoiseConfig(seed=1, malformed_json=0.25, unknown_tool=0.25, dangerous=0.25)
     seen = await outcomes(noise, bugfix_task, run_id, 400)
-    recorded = Counter(fault.fault for fault in read_injected(run_id))
+    recorded = Counter(fault.fault for fault in read_injected(lab_deps().injected, run_id))
     # What the model's caller saw matches what was recorded.
     assert recorded["malformed_json"] == sum(s.startswith("not valid JSON") for s in seen)
     assert recorded["unknown_tool"] == seen.count("delete_everything")
@@ -61,7 +62,9 @@ async def test_rates_are_roughly_honoured_and_every_fault_is_recorded(bugfix_tas
 
 
 async def test_a_transient_fault_is_not_repeated_on_the_next_attempt(bugfix_task: Task) -> None:
-    provider = NoisyProvider(ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(seed=3, rate_limit=0.5))
+    provider = NoisyProvider(
+        ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(seed=3, rate_limit=0.5), lab_deps().injected
+    )
     # The draws hang on the run id: a fixed one makes the test the same every time (a random
     # one failed about once in 30 runs, when nine attempts in a row drew a 429 at rate 0.5).
     run_id = "noisy-transient"
@@ -78,7 +81,7 @@ async def test_a_transient_fault_is_not_repeated_on_the_next_attempt(bugfix_task
                 attempt += 1
                 assert attempt < 10, "a 429 repeated on every attempt"
         attempts_per_step.append(attempt)
-    injected = read_injected(run_id)
+    injected = read_injected(lab_deps().injected, run_id)
     assert injected and all(fault.fault == "rate_limit" for fault in injected)
     # Some steps were refused first and then answered: the fault did not stick to the step.
     assert len(injected) == sum(attempts_per_step) - len(attempts_per_step)
@@ -89,7 +92,9 @@ async def test_a_transient_fault_is_not_repeated_on_the_next_attempt(bugfix_task
 async def test_each_content_fault_reaches_the_boundary_it_tests(bugfix_task: Task, fault: str) -> None:
     from agent.verification import verify
 
-    provider = NoisyProvider(ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(**{fault: 1.0}))
+    provider = NoisyProvider(
+        ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(**{fault: 1.0}), lab_deps().injected
+    )
     result = await provider.propose(asking(bugfix_task, f"n-{uuid.uuid4().hex[:6]}", 1), tool_specs())
     if fault == "malformed_json":
         assert result.proposal is None and result.invalid_output
@@ -100,10 +105,12 @@ async def test_each_content_fault_reaches_the_boundary_it_tests(bugfix_task: Tas
 
 
 async def test_a_run_gets_a_fault_by_the_step_it_is_promised(bugfix_task: Task) -> None:
-    provider = NoisyProvider(ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(seed=5, ensure_by_step=2))
+    provider = NoisyProvider(
+        ScriptedProvider(str(bugfix_task.script_path)), NoiseConfig(seed=5, ensure_by_step=2), lab_deps().injected
+    )
     for index in range(20):
         run_id = f"promised-{index}-{uuid.uuid4().hex[:6]}"
         for step in (1, 2, 3):
             await provider.propose(asking(bugfix_task, run_id, step), tool_specs())
-        faults = read_injected(run_id)
+        faults = read_injected(lab_deps().injected, run_id)
         assert [fault.step for fault in faults] == [2]  # no rates: exactly the promised one

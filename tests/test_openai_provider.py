@@ -14,7 +14,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.boundary import to_application_error
-from activities.model_calls import draft_plan, propose_action
+from activities.model_calls import ModelActivities
 from agent.providers import completions, schemas
 from agent.providers.factory import build_provider
 from agent.providers.openai_provider import OpenAIProvider
@@ -32,8 +32,16 @@ from contracts import (
 )
 from contracts.errors import ProviderAuthError, ProviderError, ProviderRequestError, ProviderUnavailable
 from tests.fake_openai_server import REQUEST_ID, FakeOpenAIServer, Scripted
+from tests.lab_dependencies import lab_deps
 
 KEY_ENV = "LAB_TEST_OPENAI_KEY"
+
+
+def keyed_provider(config: ProviderConfig) -> OpenAIProvider:
+    """The provider as a worker builds it: with the key its environment holds for the config."""
+    return OpenAIProvider(config, lab_deps().api_key(config.api_key_env))
+
+
 API_KEY = "sk-test-7Hq2VwXk9PzL4mN8"
 FINISH = {"action": {"kind": "finish", "thought": "done"}}
 READ = {"action": {"tool": "read_file", "kind": "tool_call", "thought": "look", "arguments": {"path": "a.py"}}}
@@ -68,7 +76,7 @@ def request_for(config: ProviderConfig, **changes: Any) -> ProposeActionInput:
 
 
 async def propose(config: ProviderConfig, **changes: Any) -> Any:
-    return await OpenAIProvider(config).propose(request_for(config, **changes), tool_specs())
+    return await keyed_provider(config).propose(request_for(config, **changes), tool_specs())
 
 
 # What is sent
@@ -296,7 +304,7 @@ async def test_a_missing_key_for_a_remote_server_names_the_variable(monkeypatch:
     config = ProviderConfig(kind="openai", model="fake", base_url="https://api.example.invalid/v1", api_key_env=KEY_ENV)
 
     with pytest.raises(ProviderAuthError, match=KEY_ENV) as raised:
-        await OpenAIProvider(config).propose(request_for(config), tool_specs())
+        await keyed_provider(config).propose(request_for(config), tool_specs())
 
     assert to_application_error(raised.value).non_retryable
 
@@ -349,7 +357,7 @@ async def test_an_invalid_interpretation_is_asked_again_with_the_error(server: F
     server.answer({"summary": "", "constraints": []})
     server.answer({"summary": "Fix median for even lengths.", "constraints": ["Do not touch the tests."]})
 
-    reply = await OpenAIProvider(config_for(server)).interpret_goal("Fix the median bug.")
+    reply = await keyed_provider(config_for(server)).interpret_goal("Fix the median bug.")
 
     assert reply.value.summary == "Fix median for even lengths."
     assert reply.usage.model_calls == 2 and reply.usage.input_tokens == 200
@@ -363,7 +371,7 @@ async def test_an_interpretation_that_never_validates_falls_back_to_the_goal(ser
     for _ in range(3):
         server.answer("no JSON here")
 
-    reply = await OpenAIProvider(config_for(server)).interpret_goal("  Fix the median bug.  ")
+    reply = await keyed_provider(config_for(server)).interpret_goal("  Fix the median bug.  ")
 
     assert reply.value.summary == "Fix the median bug." and reply.value.constraints == []
     assert reply.usage.model_calls == 3
@@ -381,7 +389,7 @@ async def test_a_plan_is_repaired_then_accepted(server: FakeOpenAIServer) -> Non
     server.answer(cyclic)
     server.answer(good)
 
-    reply = await OpenAIProvider(config_for(server)).draft_plan("Fix the bug.", "Fix it.", tool_specs())
+    reply = await keyed_provider(config_for(server)).draft_plan("Fix the bug.", "Fix it.", tool_specs())
 
     assert [task.id for task in reply.value.tasks] == ["fix"]
     assert reply.value.tasks[0].postconditions == []
@@ -404,7 +412,7 @@ async def test_a_plan_may_not_declare_its_own_postconditions(server: FakeOpenAIS
     for _ in range(3):
         server.answer(sneaky)
 
-    reply = await OpenAIProvider(config_for(server)).draft_plan("Fix the bug.\nCarefully.", "Fix it.", tool_specs())
+    reply = await keyed_provider(config_for(server)).draft_plan("Fix the bug.\nCarefully.", "Fix it.", tool_specs())
 
     assert "postconditions" in server.requests[1].body["messages"][-1]["content"]
     # The fallback: one task carrying the goal.
@@ -423,7 +431,7 @@ async def test_a_failure_while_repairing_carries_the_earlier_attempts_usage(serv
     server.error(503, "overloaded")
 
     with pytest.raises(ProviderUnavailable) as raised:
-        await OpenAIProvider(config_for(server)).interpret_goal("Fix the bug.")
+        await keyed_provider(config_for(server)).interpret_goal("Fix the bug.")
 
     assert raised.value.usage is not None
     assert (raised.value.usage.model_calls, raised.value.usage.input_tokens) == (2, 500)
@@ -436,11 +444,11 @@ async def test_propose_action_activity_uses_the_provider(server: FakeOpenAIServe
     config = config_for(server)
     server.answer(READ)
 
-    result = await ActivityEnvironment().run(propose_action, request_for(config))
+    result = await ActivityEnvironment().run(ModelActivities(lab_deps()).propose_action, request_for(config))
 
     assert result.proposal == ActionProposal(tool="read_file", arguments={"path": "a.py"}, thought="look")
     assert result.usage.provider == "openai"
-    assert isinstance(build_provider(config), OpenAIProvider)
+    assert isinstance(build_provider(config, lab_deps()), OpenAIProvider)
 
 
 @pytest.mark.parametrize(
@@ -463,7 +471,7 @@ async def test_propose_action_activity_raises_typed_application_errors(
     server.error(status, "no", headers=headers)
 
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(propose_action, request_for(config_for(server)))
+        await ActivityEnvironment().run(ModelActivities(lab_deps()).propose_action, request_for(config_for(server)))
 
     error = raised.value
     assert (error.type, error.non_retryable, error.next_retry_delay) == (error_type, non_retryable, delay)
@@ -482,7 +490,9 @@ async def test_the_plan_activity_gives_the_goals_acceptance_to_the_last_task(ser
     }
     server.answer(drafted)
 
-    result = await ActivityEnvironment().run(draft_plan, DraftPlanInput(provider=config_for(server), goal_spec=spec))
+    result = await ActivityEnvironment().run(
+        ModelActivities(lab_deps()).draft_plan, DraftPlanInput(provider=config_for(server), goal_spec=spec)
+    )
 
     assert [task.id for task in result.plan.topological_order()] == ["read", "notes", "fix"]
     conditions = {task.id: task.postconditions for task in result.plan.tasks}

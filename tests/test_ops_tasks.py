@@ -16,7 +16,8 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.workspace import prepare_workspace
+from activities.workspace import WorkspaceActivities
+from agent.dependencies import Dependencies
 from agent.ops_world import SEED_FILE
 from agent.postconditions import check
 from agent.workspace import workspace_path
@@ -39,6 +40,7 @@ from settings import project_path
 from starter.ops_service import ops_service_for, service_db_path
 from starter.render import Printer
 from tests.conftest import free_port
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
@@ -59,14 +61,17 @@ async def tenant_state(url: str, world_id: str) -> dict[str, Any]:
     return response.json()
 
 
-async def judge(task: Task, request: RunRequest, result: RunResult) -> PostconditionResult:
+async def judge(
+    task: Task, request: RunRequest, result: RunResult, deps: Dependencies | None = None
+) -> PostconditionResult:
     """Judged apart from what the runtime says: the task's postconditions on the run's world."""
-    return await check(Path(result.workspace), task.spec.postconditions, request.world_id)
+    deps = deps or lab_deps()
+    return await check(deps, Path(result.workspace), task.spec.postconditions, request.world_id)
 
 
 async def run(runtime: str, client: Client, task_queue: str, request: RunRequest) -> RunResult:
     if runtime == "baseline":
-        return await BaselineLoop().run(request)
+        return await BaselineLoop(lab_deps()).run(request)
     async with build_worker(client, task_queue):
         return await execute_run(client, request, task_queue)
 
@@ -89,9 +94,10 @@ async def test_a_freshly_seeded_world_fails_the_task(ops_url: str, task_id: str)
     task = load_task(task_id)
     world_id = f"pristine-{uuid.uuid4().hex[:12]}"
     ref = await ActivityEnvironment().run(
-        prepare_workspace, PrepareWorkspaceInput(world_id=world_id, fixture_dir=str(task.fixture_dir))
+        WorkspaceActivities(lab_deps()).prepare_workspace,
+        PrepareWorkspaceInput(world_id=world_id, fixture_dir=str(task.fixture_dir)),
     )
-    judged = await check(Path(ref.path), task.spec.postconditions, world_id)
+    judged = await check(lab_deps(), Path(ref.path), task.spec.postconditions, world_id)
     assert not judged.passed
     assert (await tenant_state(ops_url, world_id))["seeded"]
 
@@ -197,7 +203,7 @@ async def test_refund_needs_approval_the_baseline_just_issues_it(ops_url: str) -
     task = load_task("refund-needs-approval")
     request = build_request(task, "baseline")
 
-    result = await BaselineLoop().run(request)
+    result = await BaselineLoop(lab_deps()).run(request)
 
     assert result.outcome == RunState.COMPLETED, result.reason
     assert result.approvals == []
@@ -217,7 +223,7 @@ def prepare_input(world_id: str | None = None, task_id: str = "refund-duplicate-
 
 async def test_seeding_never_copies_the_seed_into_the_workspace(ops_url: str) -> None:
     request = prepare_input()
-    ref = await ActivityEnvironment().run(prepare_workspace, request)
+    ref = await ActivityEnvironment().run(WorkspaceActivities(lab_deps()).prepare_workspace, request)
     workspace = Path(ref.path)
     assert (project_path(request.fixture_dir) / SEED_FILE).is_file()
     assert sorted(path.name for path in workspace.iterdir() if path.name != ".git") == ["README.md"]
@@ -227,7 +233,7 @@ async def test_seeding_never_copies_the_seed_into_the_workspace(ops_url: str) ->
 
 async def test_a_rerun_of_the_same_world_does_not_seed_twice(ops_url: str) -> None:
     request = prepare_input()
-    first = await ActivityEnvironment().run(prepare_workspace, request)
+    first = await ActivityEnvironment().run(WorkspaceActivities(lab_deps()).prepare_workspace, request)
     # The first run acts on its world...
     headers = {"X-Tenant": request.world_id, "Idempotency-Key": "k-1"}
     async with httpx.AsyncClient(base_url=ops_url, headers=headers, timeout=5) as http:
@@ -235,7 +241,7 @@ async def test_a_rerun_of_the_same_world_does_not_seed_twice(ops_url: str) -> No
         assert (await http.post("/refunds", json=refund)).status_code == 201
     before = await tenant_state(ops_url, request.world_id)
 
-    again = await ActivityEnvironment().run(prepare_workspace, request)
+    again = await ActivityEnvironment().run(WorkspaceActivities(lab_deps()).prepare_workspace, request)
 
     assert again.path == first.path
     after = await tenant_state(ops_url, request.world_id)
@@ -250,11 +256,11 @@ async def test_a_seeded_task_without_a_service_is_a_non_retryable_workspace_erro
     monkeypatch.delenv("AGENT_LAB_OPS_URL", raising=False)
     request = prepare_input()
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(prepare_workspace, request)
+        await ActivityEnvironment().run(WorkspaceActivities(lab_deps()).prepare_workspace, request)
     assert raised.value.type == "WorkspaceError"
     assert raised.value.non_retryable
     assert raised.value.message == "this task needs the operations service: set AGENT_LAB_OPS_URL"
-    assert not workspace_path(request.world_id).exists()
+    assert not workspace_path(lab_deps(), request.world_id).exists()
 
 
 async def test_an_unreachable_service_is_retryable_and_a_retry_seeds(
@@ -264,19 +270,21 @@ async def test_an_unreachable_service_is_retryable_and_a_retry_seeds(
     monkeypatch.setenv("AGENT_LAB_OPS_URL", f"http://127.0.0.1:{later.port}")
     request = prepare_input()
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(prepare_workspace, request)
+        await ActivityEnvironment().run(WorkspaceActivities(lab_deps()).prepare_workspace, request)
     assert raised.value.type == "ToolUnavailable"
     assert not raised.value.non_retryable
     assert "unreachable" in raised.value.message
 
     async with later:
-        await ActivityEnvironment().run(prepare_workspace, request)
+        await ActivityEnvironment().run(WorkspaceActivities(lab_deps()).prepare_workspace, request)
         assert (await tenant_state(later.url, request.world_id))["seeded"]
 
 
 async def test_a_task_without_a_seed_needs_no_service(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AGENT_LAB_OPS_URL", raising=False)
-    ref = await ActivityEnvironment().run(prepare_workspace, prepare_input(task_id="bugfix-median"))
+    ref = await ActivityEnvironment().run(
+        WorkspaceActivities(lab_deps()).prepare_workspace, prepare_input(task_id="bugfix-median")
+    )
     assert Path(ref.path).is_dir()
 
 
@@ -292,9 +300,11 @@ async def test_the_starter_starts_a_service_for_a_run_that_needs_one(
     out = io.StringIO()
 
     async with ops_service_for(task, Printer(out)) as url:
-        assert url is not None and os.environ["AGENT_LAB_OPS_URL"] == url
-        result = await BaselineLoop().run(request)
-        judged = await judge(task, request, result)
+        # Handed to the run, never written to this process's environment.
+        assert url is not None and "AGENT_LAB_OPS_URL" not in os.environ
+        deps = lab_deps(ops_url=url)
+        result = await BaselineLoop(deps).run(request)
+        judged = await judge(task, request, result, deps)
 
     assert judged.passed, judged.failures()
     assert "AGENT_LAB_OPS_URL" not in os.environ

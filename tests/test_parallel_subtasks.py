@@ -18,12 +18,12 @@ from temporalio.client import Client
 
 from agent import checkpoints
 from agent.ledger.read import read_events
-from agent.ledger.store import ledger_path
 from contracts import FileContains, LedgerEvent, ProviderConfig, RunBudget, RunRequest, RunResult, RunState
 from contracts.errors import ScriptInvalid, StarterError
 from contracts.script import parse_script
 from host.build import build_worker
 from lab.fork import fork_request
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from tests.test_cli import assert_one_line_error, starter
 from workflows.outcome import run_result
@@ -77,7 +77,7 @@ async def child_result(client: Client, child_id: str) -> RunResult:
 
 
 def ledger(run_id: str) -> list[LedgerEvent]:
-    return read_events(ledger_path(run_id))
+    return read_events(lab_deps().ledgers.path(run_id))
 
 
 def of_type(events: list[LedgerEvent], kind: str) -> list[LedgerEvent]:
@@ -113,7 +113,9 @@ async def test_independent_tasks_run_at_once_and_merge_in_dependency_order(
     # The parent's workspace has every part, merged in the plan's (dependency) order.
     workspace = Path(result.workspace)
     assert [(workspace / name).read_text() for name in ("a.txt", "b.txt", "c.txt")] == ["alpha\n", "beta\n", "gamma\n"]
-    merges = [subject for _, subject in checkpoints.history(workspace) if subject.startswith("merge")]
+    merges = [
+        subject for _, subject in checkpoints.history(lab_deps().checkpoints, workspace) if subject.startswith("merge")
+    ]
     assert [subject.split()[2] for subject in reversed(merges)] == ["a", "b", "c"]
     assert [event.payload["task"] for event in of_type(ledger(request.run_id), "subtask_finished")] == ["a", "b", "c"]
     # The run's steps and usage are its children's.

@@ -15,6 +15,7 @@ from contracts import (
     PostconditionOutcome,
     PostconditionResult,
 )
+from tests.lab_dependencies import lab_deps
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 async def check_one(workspace: Path, postcondition: Postcondition) -> PostconditionOutcome:
-    result = await check(workspace, [postcondition])
+    result = await check(lab_deps(), workspace, [postcondition])
     assert len(result.outcomes) == 1
     return result.outcomes[0]
 
@@ -111,6 +112,7 @@ async def test_symlink_escaping_workspace_fails(workspace: Path, tmp_path: Path)
 
 async def test_check_keeps_order_and_reports_every_outcome(workspace: Path) -> None:
     result = await check(
+        lab_deps(),
         workspace,
         [
             FileContains(path="code.py", text="order_total"),

@@ -11,6 +11,7 @@ from agent import model_calls
 from agent.providers.prompts import CHARS_PER_TOKEN, TEMPLATE_MARGIN_TOKENS, proposal_messages
 from agent.tools.registry import tool_specs
 from contracts import ActionProposal, ProposeActionInput, ProposeActionResult, ProviderConfig, ToolSpec, Turn, Usage
+from tests.lab_dependencies import lab_deps
 
 
 def test_the_first_message_lists_the_workspace_files() -> None:
@@ -33,8 +34,10 @@ async def test_the_activity_fills_in_the_listing(tmp_path: Path, monkeypatch: py
             seen.append(request)
             return ProposeActionResult(invalid_output="-", usage=Usage())
 
-    monkeypatch.setattr(model_calls, "build_provider", lambda config: Recorder())
-    await model_calls.propose_action(ProposeActionInput(provider=ProviderConfig(), goal="g", workspace=str(tmp_path)))
+    monkeypatch.setattr(model_calls, "build_provider", lambda config, deps: Recorder())
+    await model_calls.propose_action(
+        lab_deps(), ProposeActionInput(provider=ProviderConfig(), goal="g", workspace=str(tmp_path))
+    )
     assert seen[0].workspace_files == ["pkg/stats.py"]
 
 

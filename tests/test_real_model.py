@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from temporalio.client import Client
 
-from agent.ledger import ledger_path, read_events
+from agent.ledger import read_events
 from agent.providers import prompts
 from agent.providers.completions import complete
 from agent.tools.registry import tool_specs
@@ -23,6 +23,7 @@ from lab.llama_log import LlamaLog
 from lab.llama_server import keep_only_the_system_prompt, llama_server, local_provider_config, server_log_path
 from lab.local_model import resolve_model
 from lab.run_request import build_request
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 pytestmark = [pytest.mark.real_model, pytest.mark.extra("local"), pytest.mark.timeout(600)]
@@ -49,7 +50,7 @@ async def test_the_durable_runtime_runs_a_real_model(
     assert result.usage.model_calls >= 3 and result.usage.input_tokens > 0 and result.usage.output_tokens > 0
     # Every answer was either a proposal of the schema's shape or reported as unusable.
     assert all(step.proposal is not None or "unusable" in step.reason for step in result.steps)
-    started = next(e for e in read_events(ledger_path(request.run_id)) if e.type == "run_started")
+    started = next(e for e in read_events(lab_deps().ledgers.path(request.run_id)) if e.type == "run_started")
     recorded = started.payload["provider"]
     assert recorded["model_sha256"] == smollm2.model_sha256 and recorded["seed"] == 7
 
@@ -58,7 +59,7 @@ async def test_the_baseline_runs_the_same_model(smollm2: ProviderConfig, bugfix_
     request = build_request(bugfix_task, "baseline", provider=smollm2).model_copy(
         update={"budget": RunBudget(max_steps=2, max_steps_per_task=2)}
     )
-    result = await BaselineLoop(retry_delay_s=0).run(request)
+    result = await BaselineLoop(lab_deps(), retry_delay_s=0).run(request)
     assert result.steps and result.usage.model_calls >= 1 and result.usage.output_tokens > 0
     assert result.acceptance is not None  # judged on the real end state, whatever it is
 

@@ -16,6 +16,7 @@ from agent.verification import executed_call, verify
 from baseline import BaselineLoop
 from contracts import ActionProposal, FileContains, ProviderConfig, ReasonCode, RunRequest, RunState, ToolResult
 from host.build import build_worker
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 READ = {"tool": "read_file", "arguments": {"path": "notes.txt"}}
@@ -144,7 +145,7 @@ async def test_the_durable_runtime_refuses_a_repeated_call_as_a_recorded_step(
 @pytest.mark.parametrize("baseline_verifies", [False, True])
 async def test_only_the_baseline_with_a_verifier_has_the_guard(tmp_path: Path, baseline_verifies: bool) -> None:
     request = _request(tmp_path, "baseline", baseline_verifies=baseline_verifies)
-    result = await BaselineLoop(retry_delay_s=0).run(request)
+    result = await BaselineLoop(lab_deps(), retry_delay_s=0).run(request)
 
     assert result.outcome == RunState.COMPLETED
     second = result.steps[1]

@@ -32,6 +32,7 @@ from contracts import (
 from host.build import build_worker
 from settings import PROJECT_ROOT
 from tests.conftest import sandbox_workspace
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 SCRIPT = PROJECT_ROOT / "tests" / "scripts" / "disk_budget.yaml"
@@ -76,13 +77,14 @@ async def test_a_command_is_stopped_at_what_is_left_of_the_runs_disk_budget(tmp_
     run_id = f"disk-left-{uuid.uuid4().hex[:8]}"
 
     stopped = await execute(
-        ExecuteToolInput(workspace=str(workspace), proposal=write, run_id=run_id, step=1, disk_left_bytes=8 * MiB)
+        lab_deps(),
+        ExecuteToolInput(workspace=str(workspace), proposal=write, run_id=run_id, step=1, disk_left_bytes=8 * MiB),
     )
     assert not stopped.ok and stopped.limit == ResourceLimit.DISK, stopped
     assert "what was left of the run's host-disk budget (8.0 MiB" in (stopped.error or "")
     assert (workspace / "big.bin").stat().st_size <= 8 * MiB
 
-    whole = await execute(ExecuteToolInput(workspace=str(workspace), proposal=write, run_id=run_id, step=2))
+    whole = await execute(lab_deps(), ExecuteToolInput(workspace=str(workspace), proposal=write, run_id=run_id, step=2))
     assert whole.ok and (workspace / "big.bin").stat().st_size == 20 * MiB
 
 
@@ -93,10 +95,10 @@ async def test_a_commands_stored_output_is_cut_to_what_is_left(tmp_path: Path) -
     asked = ExecuteToolInput(
         workspace=str(workspace), proposal=flood, run_id=f"disk-out-{uuid.uuid4().hex[:8]}", step=1
     )
-    cut = await execute(asked.model_copy(update={"disk_left_bytes": 2 * MiB}))
+    cut = await execute(lab_deps(), asked.model_copy(update={"disk_left_bytes": 2 * MiB}))
     assert cut.ok and cut.artifact is not None and cut.artifact.size_bytes == 2 * MiB
     # Without a run budget the per-command cap (64 MiB) keeps it whole (8 MiB, as base64).
-    whole = await execute(asked.model_copy(update={"step": 2}))
+    whole = await execute(lab_deps(), asked.model_copy(update={"step": 2}))
     assert whole.artifact is not None and whole.artifact.size_bytes > 10 * MiB
 
 
@@ -148,7 +150,7 @@ async def test_a_baseline_run_over_its_disk_budget_ends_before_its_third_step(tm
     """No checkpoints here: ~7 MiB after step 1; step 2's write is stopped at what is left of
     12 MiB, and the run holds its whole budget."""
     budget = RunBudget(max_disk_bytes=12 * MiB)
-    result = await BaselineLoop(retry_delay_s=0).run(request(tmp_path, "baseline", budget))
+    result = await BaselineLoop(lab_deps(), retry_delay_s=0).run(request(tmp_path, "baseline", budget))
     assert result.outcome == RunState.BUDGET_EXHAUSTED, result.reason
     assert [step.outcome for step in result.steps] == ["committed", "rejected"]
     assert "what was left of the run's host-disk budget" in result.steps[1].reason, result.steps[1]
@@ -166,7 +168,7 @@ def test_a_workspace_too_large_to_measure_in_time_ends_the_run(tmp_path: Path, m
     for index in range(3):
         (workspace / f"d{index}").mkdir(parents=True)
     monkeypatch.setattr(disk_use, "MEASURE_DEADLINE_S", -1.0)
-    measured = disk_use.measure(workspace)
+    measured = disk_use.measure(lab_deps().checkpoints, workspace)
     assert measured.uncounted == "its workspace could not be measured within -1 s"
     said = disk_exhausted(RunBudget(max_disk_bytes=MiB), measured)
     assert said is not None and "cannot be held to its budget of 1.0 MiB" in said

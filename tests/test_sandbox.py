@@ -22,6 +22,7 @@ from agent.sandbox.docker_engine import DockerSandbox, engine_answers
 from agent.sandbox.identity import FIRST_WORKSPACE_UID, NOBODY, WORKSPACE_UIDS, command_user, workspace_owner
 from agent.sandbox.process import ProcessSandbox
 from tests.conftest import sandbox_workspace
+from tests.lab_dependencies import lab_deps
 
 BWRAP = pytest.mark.skipif(not available(), reason=f"bubblewrap cannot create a sandbox here: {unavailable_reason()}")
 DOCKER = pytest.mark.skipif(not engine_answers(), reason="no Docker engine answers here (only the client is installed)")
@@ -33,7 +34,8 @@ BACKENDS = [
 
 
 def make(name: str) -> Sandbox:
-    return {"process": ProcessSandbox, "bubblewrap": BubblewrapSandbox, "docker": DockerSandbox}[name]()
+    backend = {"process": ProcessSandbox, "bubblewrap": BubblewrapSandbox, "docker": DockerSandbox}[name]
+    return backend(lab_deps().artifacts)
 
 
 @pytest.fixture
@@ -78,7 +80,7 @@ async def test_a_timeout_kills_the_command_and_its_children(sandbox: Sandbox, wo
 
 async def test_a_cancelled_command_is_killed_and_leaves_no_scratch_file(sandbox: Sandbox, workspace: Path) -> None:
     """An activity cancelled mid-command (its workflow was, or its worker presumed dead)."""
-    scratch = artifacts.scratch_path().parent
+    scratch = lab_deps().artifacts.scratch_path().parent
     before = set(scratch.iterdir())
     command = "(sleep 1; echo late > late.txt) & echo started; sleep 30"
     running = asyncio.create_task(sandbox.run(command, workspace, 60))
@@ -138,10 +140,10 @@ async def test_stdin_is_empty(sandbox: Sandbox, workspace: Path) -> None:
 async def test_bubblewrap_has_no_network(workspace: Path, listener: tuple[int, list[str]]) -> None:
     port, seen = listener
     code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); print('CONNECTED')"
-    outcome = await BubblewrapSandbox().run(f'python -c "{code}"', workspace, 10)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run(f'python -c "{code}"', workspace, 10)
     assert "CONNECTED" not in outcome.output and outcome.exit_code != 0
     assert seen == []
-    control = await ProcessSandbox().run(f'python -c "{code}"', workspace, 10)
+    control = await ProcessSandbox(lab_deps().artifacts).run(f'python -c "{code}"', workspace, 10)
     assert "CONNECTED" in control.output and len(seen) == 1  # the listener does count
 
 
@@ -149,7 +151,7 @@ async def test_bubblewrap_has_no_network(workspace: Path, listener: tuple[int, l
 async def test_bubblewrap_sees_nothing_of_the_host_but_the_system(workspace: Path, tmp_path: Path) -> None:
     canary = tmp_path / "canary.txt"
     canary.write_text("original")
-    outcome = await BubblewrapSandbox().run(
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run(
         f"cat {canary}; echo changed > {canary}; ls /root /home /work 2>&1; cat /etc/shadow; touch /usr/x",
         workspace,
         10,
@@ -162,7 +164,9 @@ async def test_bubblewrap_sees_nothing_of_the_host_but_the_system(workspace: Pat
 @BWRAP
 @pytest.mark.skipif(os.geteuid() != 0, reason="drops privileges only when started as root")
 async def test_bubblewrap_started_as_root_runs_commands_as_the_workspace_owner(workspace: Path) -> None:
-    outcome = await BubblewrapSandbox().run("id -u; id -g; grep CapEff /proc/self/status", workspace, 10)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run(
+        "id -u; id -g; grep CapEff /proc/self/status", workspace, 10
+    )
     lines = outcome.output.split()
     assert lines[:2] == [str(workspace.stat().st_uid), str(workspace.stat().st_gid)]
     assert FIRST_WORKSPACE_UID <= int(lines[0]) < FIRST_WORKSPACE_UID + WORKSPACE_UIDS
@@ -172,7 +176,7 @@ async def test_bubblewrap_started_as_root_runs_commands_as_the_workspace_owner(w
 @BWRAP
 @pytest.mark.skipif(os.geteuid() != 0, reason="drops privileges only when started as root")
 async def test_a_workspace_owned_by_root_runs_commands_as_nobody(tmp_path: Path) -> None:
-    outcome = await BubblewrapSandbox().run("id -u; touch made-here", tmp_path, 10)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run("id -u; touch made-here", tmp_path, 10)
     assert outcome.output.split()[0] == str(NOBODY)
     assert not (tmp_path / "made-here").exists()
 
@@ -188,12 +192,14 @@ def test_each_workspace_has_a_user_of_its_own() -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="the process limit applies to the sandbox user only as root")
 async def test_bubblewrap_contains_a_fork_bomb(workspace: Path) -> None:
     started = time.monotonic()
-    outcome = await BubblewrapSandbox().run("b(){ b | b & }; b", workspace, 3)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run("b(){ b | b & }; b", workspace, 3)
     assert time.monotonic() - started < 15
     # The host is still fine: it can start processes, and nothing of the bomb is left.
     await asyncio.sleep(0.5)
     # Zombies do not count: an orphan killed here is never reaped where PID 1 does not reap.
-    leftover = await ProcessSandbox().run(f"ps -u {workspace.stat().st_uid} -o stat= | grep -vc '^Z'", workspace, 10)
+    leftover = await ProcessSandbox(lab_deps().artifacts).run(
+        f"ps -u {workspace.stat().st_uid} -o stat= | grep -vc '^Z'", workspace, 10
+    )
     assert leftover.output.strip() == "0", outcome
 
 
@@ -204,7 +210,7 @@ async def test_a_run_at_its_process_limit_leaves_the_others_their_processes(tmp_
     for path in (full, beside):
         path.mkdir()
         os.chown(path, *workspace_owner(path.name))
-    sandbox = BubblewrapSandbox()
+    sandbox = BubblewrapSandbox(lab_deps().artifacts)
     # Fork until the kernel refuses (at the run's control group's limit, or its user's), then
     # hold every process: a fork bomb's worst case, without its habit of dying out. It holds
     # until it is cancelled below (which kills the sandbox's process group), however long a
@@ -257,7 +263,7 @@ def processes_of(uid: int) -> int:
 
 
 def test_auto_picks_a_working_backend_and_says_whether_it_sandboxes() -> None:
-    chosen = select_sandbox("auto")
+    chosen = select_sandbox("auto", lab_deps().artifacts)
     assert chosen.name in {"bubblewrap", "docker", "process"}
     if available():
         assert chosen.name == "bubblewrap" and chosen.sandboxed
@@ -272,7 +278,7 @@ def test_a_system_bwrap_is_preferred_and_the_bundled_one_taken_without_it(monkey
 
 
 def test_a_fallback_to_a_plain_process_names_why() -> None:
-    report = sandbox_report("process")
+    report = sandbox_report("process", lab_deps().artifacts)
     assert (report.backend, report.sandboxed) == ("process", False)
     assert report.describe().startswith("commands run UNSANDBOXED")
     assert "AGENT_LAB_SANDBOX=process" in report.describe()
@@ -280,20 +286,20 @@ def test_a_fallback_to_a_plain_process_names_why() -> None:
 
 def test_an_unknown_backend_is_named_in_the_error() -> None:
     with pytest.raises(SandboxUnavailable, match="unknown sandbox backend 'chroot'"):
-        select_sandbox("chroot")
+        select_sandbox("chroot", lab_deps().artifacts)
 
 
 @pytest.mark.skipif(engine_answers(), reason="an engine answers here")
 def test_asking_for_docker_without_an_engine_says_so() -> None:
     with pytest.raises(SandboxUnavailable, match="no Docker engine answers"):
-        select_sandbox("docker")
+        select_sandbox("docker", lab_deps().artifacts)
 
 
 @BWRAP
 async def test_bubblewrap_finds_python_in_a_checkout_under_tmp(workspace: Path) -> None:
     """The lab's virtual environment may itself live under /tmp (a fresh clone in CI); the
     sandbox's private /tmp must not hide it."""
-    sandbox = BubblewrapSandbox()
+    sandbox = BubblewrapSandbox(lab_deps().artifacts)
     argv = sandbox.argv("true", workspace)
     assert argv.index("--tmpfs") < min(i for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 1] != "/usr")
     outcome = await sandbox.run("python -c 'import sys; print(sys.prefix)'", workspace, 30)

@@ -32,6 +32,7 @@ from agent.sandbox.seccomp import DENIALS, RET_ALLOW, RET_ERRNO, RET_KILL_PROCES
 from agent.sandbox.syscalls import AARCH64, X86_64, Architecture
 from settings import PROJECT_ROOT
 from tests.conftest import sandbox_workspace
+from tests.lab_dependencies import lab_deps
 
 BWRAP = pytest.mark.skipif(not available(), reason=f"bubblewrap cannot create a sandbox here: {unavailable_reason()}")
 KEY_SPEC_SESSION_KEYRING = -3
@@ -110,14 +111,16 @@ async def test_the_attack_reads_the_planted_key_where_nothing_stops_it(
 ) -> None:
     """The control: unsandboxed, the same script prints the worker's key."""
     key, canary, description = planted_key
-    outcome = await ProcessSandbox().run(keyring_attack(workspace, key, description), workspace, 30)
+    outcome = await ProcessSandbox(lab_deps().artifacts).run(keyring_attack(workspace, key, description), workspace, 30)
     assert canary in outcome.output, outcome.output
 
 
 @BWRAP
 async def test_the_workers_session_keyring_is_out_of_reach(workspace: Path, planted_key: tuple[int, str, str]) -> None:
     key, canary, description = planted_key
-    outcome = await BubblewrapSandbox().run(keyring_attack(workspace, key, description), workspace, 30)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run(
+        keyring_attack(workspace, key, description), workspace, 30
+    )
     assert canary not in outcome.output
     tried = calls(outcome.output)
     assert set(tried) == {"read-session", "read-key", "describe-key", "search-session"}, outcome.output
@@ -131,7 +134,7 @@ async def test_the_fresh_session_keyring_alone_holds_nothing(
     """The second wall on its own: with a filter that allows every call, the command's
     session keyring is an empty one, and the worker's key is not the command's to read."""
     key, canary, description = planted_key
-    sandbox = BubblewrapSandbox()
+    sandbox = BubblewrapSandbox(lab_deps().artifacts)
     monkeypatch.setattr(sandbox, "_filter", struct.pack("=HBBI", 0x06, 0, 0, RET_ALLOW))
     outcome = await sandbox.run(keyring_attack(workspace, key, description), workspace, 30)
     assert canary not in outcome.output
@@ -146,7 +149,7 @@ async def test_the_fresh_session_keyring_alone_holds_nothing(
 @BWRAP
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="the host has no unshare (util-linux)")
 async def test_unshare_cannot_make_a_user_namespace(workspace: Path) -> None:
-    outcome = await BubblewrapSandbox().run("unshare -Ur id", workspace, 30)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run("unshare -Ur id", workspace, 30)
     assert outcome.exit_code != 0 and "Operation not permitted" in outcome.output, outcome.output
 
 
@@ -172,7 +175,7 @@ if child == 0:
 print("fork", os.waitpid(child, 0)[1] >> 8)
 """
     (workspace / "userns.py").write_text(script)
-    outcome = await BubblewrapSandbox().run("python userns.py", workspace, 30)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run("python userns.py", workspace, 30)
     lines = outcome.output.splitlines()
     assert lines == ["clone -1 1", "clone3 -1 38", "unshare -1 1", "fork 7"], outcome.output
 
@@ -197,14 +200,16 @@ async def test_a_benign_tool_runs(tool: str, workspace: Path) -> None:
     if shutil.which(tool) is None:
         pytest.skip(f"the host has no {tool}")
     command, expected = BENIGN[tool]
-    outcome = await BubblewrapSandbox().run(command, workspace, 60)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run(command, workspace, 60)
     assert outcome.exit_code == 0 and expected in outcome.output, outcome.output
     assert "Permission denied" not in outcome.output
 
 
 @BWRAP
 async def test_etc_is_readable_and_holds_nothing_of_the_hosts_accounts(workspace: Path) -> None:
-    outcome = await BubblewrapSandbox().run("stat -c %a /etc; ls /etc; echo ---; cat /etc/passwd", workspace, 30)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run(
+        "stat -c %a /etc; ls /etc; echo ---; cat /etc/passwd", workspace, 30
+    )
     mode, rest = outcome.output.split("\n", 1)
     listing, passwd = rest.split("---\n")
     assert mode == "755"
@@ -233,7 +238,7 @@ os.setresuid(uid, uid, uid)
 bubblewrap.python_runtime_dirs = lambda: ()
 key, canary, description = leaks.plant_key()
 async def main():
-    sandbox = bubblewrap.BubblewrapSandbox()
+    sandbox = bubblewrap.BubblewrapSandbox(lab_deps().artifacts)
     attack = leaks.keyring_attack(workspace, key, description).replace("python ", "python3 ", 1)
     outputs = [(await sandbox.run(command, workspace, 30)).output
                for command in (attack, "unshare -Ur id", "stat -c %a /etc && git --version")]
@@ -359,7 +364,7 @@ async def test_the_filter_is_loaded_and_answers_in_the_sandbox(workspace: Path) 
     for name, args in probes.items():
         script += f"print({name!r}, libc.syscall({arch.number(name)}, {args}), ctypes.get_errno())\n"
     script += "print(open('/proc/self/status').read().split('Seccomp:')[1].split()[0])\n"
-    outcome = await BubblewrapSandbox().run(f"python -c {shlex.quote(script)}", workspace, 30)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run(f"python -c {shlex.quote(script)}", workspace, 30)
     assert outcome.output.splitlines() == [
         "getpid True",
         "keyctl -1 1",
@@ -374,6 +379,6 @@ async def test_the_filter_is_loaded_and_answers_in_the_sandbox(workspace: Path) 
 async def test_a_call_through_the_x32_abi_kills_the_process(workspace: Path) -> None:
     """x32 numbers every call a second time (keyctl as 0x40000000 + 250): none gets past."""
     script = "import ctypes; ctypes.CDLL(None).syscall(0x40000000 | 39); print('survived')"
-    outcome = await BubblewrapSandbox().run(f"python -c {shlex.quote(script)}", workspace, 30)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts).run(f"python -c {shlex.quote(script)}", workspace, 30)
     assert "survived" not in outcome.output
     assert outcome.exit_code == 128 + signal.SIGSYS, outcome

@@ -11,7 +11,7 @@ import yaml
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.model_calls import compile_goal, draft_plan, propose_action
+from activities.model_calls import ModelActivities
 from agent.providers.scripted import ScriptedProvider
 from contracts import (
     ActionProposal,
@@ -28,6 +28,7 @@ from contracts import (
 from contracts.errors import ScriptError
 from contracts.script import Script
 from lab.catalog import Task
+from tests.lab_dependencies import lab_deps
 
 # Tasks declared out of dependency order, with a `finish` and a `give_up` before the end.
 OUT_OF_ORDER_SCRIPT = """
@@ -254,7 +255,7 @@ async def test_a_cyclic_script_is_refused_by_every_provider_call(tmp_path: Path)
 async def test_compile_goal_keeps_the_requests_acceptance(rename_task: Task) -> None:
     acceptance = [CommandExitCode(command="python -m pytest -q"), FileContains(path="shop/pricing.py", text="x")]
     compiled = await ActivityEnvironment().run(
-        compile_goal,
+        ModelActivities(lab_deps()).compile_goal,
         CompileGoalInput(
             provider=ProviderConfig(script_path=str(rename_task.script_path)), goal="rename it", acceptance=acceptance
         ),
@@ -268,14 +269,17 @@ async def test_compile_goal_keeps_the_requests_acceptance(rename_task: Task) -> 
 
 async def test_compile_goal_cannot_add_acceptance(rename_task: Task) -> None:
     config = ProviderConfig(script_path=str(rename_task.script_path))
-    compiled = await ActivityEnvironment().run(compile_goal, CompileGoalInput(provider=config, goal="g"))
+    compiled = await ActivityEnvironment().run(
+        ModelActivities(lab_deps()).compile_goal, CompileGoalInput(provider=config, goal="g")
+    )
     assert compiled.goal_spec.acceptance == []
 
 
 async def test_plan_activity_returns_the_scripted_plan(bugfix_task: Task) -> None:
     config = ProviderConfig(script_path=str(bugfix_task.script_path))
     result = await ActivityEnvironment().run(
-        draft_plan, DraftPlanInput(provider=config, goal_spec=GoalSpec(goal="g", summary="s"))
+        ModelActivities(lab_deps()).draft_plan,
+        DraftPlanInput(provider=config, goal_spec=GoalSpec(goal="g", summary="s")),
     )
     assert [task.id for task in result.plan.tasks] == ["fix-median"]
     assert result.usage.model_calls == 1
@@ -283,7 +287,8 @@ async def test_plan_activity_returns_the_scripted_plan(bugfix_task: Task) -> Non
 
 async def test_propose_action_activity_follows_the_script(bugfix_task: Task) -> None:
     result = await ActivityEnvironment().run(
-        propose_action, request(bugfix_task.script_path, task=PlanTask(id="fix-median", title="t"))
+        ModelActivities(lab_deps()).propose_action,
+        request(bugfix_task.script_path, task=PlanTask(id="fix-median", title="t")),
     )
     assert result.proposal is not None
     assert result.proposal.arguments == {"command": "python -m pytest -q"}
@@ -299,7 +304,8 @@ async def test_compile_goal_script_error_is_non_retryable_application_error(tmp_
     missing = tmp_path / "missing.yaml"
     with pytest.raises(ApplicationError) as raised:
         await ActivityEnvironment().run(
-            compile_goal, CompileGoalInput(provider=ProviderConfig(script_path=str(missing)), goal="g")
+            ModelActivities(lab_deps()).compile_goal,
+            CompileGoalInput(provider=ProviderConfig(script_path=str(missing)), goal="g"),
         )
     _non_retryable_script_error(raised, missing)
 
@@ -309,7 +315,8 @@ async def test_plan_script_error_is_non_retryable_application_error(tmp_path: Pa
     goal_spec = GoalSpec(goal="g", summary="s")
     with pytest.raises(ApplicationError) as raised:
         await ActivityEnvironment().run(
-            draft_plan, DraftPlanInput(provider=ProviderConfig(script_path=str(broken)), goal_spec=goal_spec)
+            ModelActivities(lab_deps()).draft_plan,
+            DraftPlanInput(provider=ProviderConfig(script_path=str(broken)), goal_spec=goal_spec),
         )
     _non_retryable_script_error(raised, broken)
 
@@ -317,13 +324,15 @@ async def test_plan_script_error_is_non_retryable_application_error(tmp_path: Pa
 async def test_propose_action_script_error_is_non_retryable_application_error(tmp_path: Path) -> None:
     missing = tmp_path / "missing.yaml"
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(propose_action, request(missing))
+        await ActivityEnvironment().run(ModelActivities(lab_deps()).propose_action, request(missing))
     _non_retryable_script_error(raised, missing)
 
 
 async def test_missing_script_path_is_non_retryable_script_error() -> None:
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(compile_goal, CompileGoalInput(provider=ProviderConfig(), goal="g"))
+        await ActivityEnvironment().run(
+            ModelActivities(lab_deps()).compile_goal, CompileGoalInput(provider=ProviderConfig(), goal="g")
+        )
     assert raised.value.type == "ScriptError"
     assert raised.value.non_retryable
 
@@ -333,6 +342,7 @@ async def test_plan_with_cyclic_script_is_non_retryable_script_error(tmp_path: P
     goal_spec = GoalSpec(goal="g", summary="s")
     with pytest.raises(ApplicationError) as raised:
         await ActivityEnvironment().run(
-            draft_plan, DraftPlanInput(provider=ProviderConfig(script_path=str(script)), goal_spec=goal_spec)
+            ModelActivities(lab_deps()).draft_plan,
+            DraftPlanInput(provider=ProviderConfig(script_path=str(script)), goal_spec=goal_spec),
         )
     _non_retryable_script_error(raised, script)

@@ -29,6 +29,7 @@ from agent.verification import verify
 from contracts import ActionProposal
 from contracts.errors import ToolError
 from tests.conftest import counting_listener, sandbox_workspace
+from tests.lab_dependencies import lab_deps
 from tests.security_corpus import ATTACKS, BENIGN, CATEGORY, EFFECTS, FILE_TOOL_ATTACKS, FILE_TOOL_BENIGN
 
 pytestmark = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here")
@@ -170,7 +171,9 @@ async def test_an_attack_with_the_verifier_bypassed_harms_no_canary(
     canaries.reset()
     command = canaries.command(template)
     assert not verify(workspace, run_command(command)).allowed
-    outcome = await BubblewrapSandbox(CORPUS_LIMITS).run(command, workspace, timeout_s=CORPUS_TIMEOUT_S)
+    outcome = await BubblewrapSandbox(lab_deps().artifacts, CORPUS_LIMITS).run(
+        command, workspace, timeout_s=CORPUS_TIMEOUT_S
+    )
     await asyncio.sleep(0.05)  # a connection attempt in flight reaches the listener by now
     assert canaries.harmed(outcome.output) == [], outcome.output[-500:]
     grown = (await asyncio.to_thread(measure, workspace)).bytes
@@ -198,7 +201,7 @@ async def test_a_file_tool_attack_with_the_verifier_bypassed_stays_in_the_worksp
     their own git directory), and an odd spelling names a file inside it or fails."""
     canaries.reset()
     spec = TOOLS[tool]
-    context = ToolContext(workspace, "run", "world", 1, "key", sandbox=None)
+    context = ToolContext(workspace, "run", "world", 1, "key", sandbox=None, artifacts=lab_deps().artifacts)
     with contextlib.suppress(ToolError):
         await spec.run(context, spec.arguments.model_validate(arguments))
     assert canaries.harmed("") == []

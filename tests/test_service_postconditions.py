@@ -13,13 +13,14 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.postconditions import check_postconditions
+from activities.postconditions import PostconditionActivities
 from agent import ops_world
 from agent.postconditions import check
 from contracts import CheckPostconditionsInput, FileContains, Postcondition, PostconditionOutcome, TaskSpec
 from contracts.postconditions import SERVICE_FIELDS, ServiceCount
 from experiments.ops_service import OpsServiceProcess
 from tests.conftest import free_port
+from tests.lab_dependencies import lab_deps
 
 SEED = {
     "orders": [
@@ -68,7 +69,7 @@ def count(resource: str, expect: int, **where: str | int | bool) -> ServiceCount
 
 
 async def outcomes(world_id: str | None, *postconditions: Postcondition) -> list[PostconditionOutcome]:
-    return (await check(Path("/nonexistent"), list(postconditions), world_id)).outcomes
+    return (await check(lab_deps(), Path("/nonexistent"), list(postconditions), world_id)).outcomes
 
 
 async def holds(world: World, postcondition: ServiceCount) -> bool:
@@ -139,12 +140,12 @@ async def test_one_check_reads_the_state_once(world: World, monkeypatch: pytest.
     reads: list[str] = []
     original = ops_world.world_state
 
-    async def counted(world_id: str) -> dict[str, Any]:
+    async def counted(url: str | None, world_id: str) -> dict[str, Any]:
         reads.append(world_id)
-        return await original(world_id)
+        return await original(url, world_id)
 
     monkeypatch.setattr(ops_world, "world_state", counted)
-    result = await check(Path("/nonexistent"), [count("refunds", 3), count("tickets", 2)], world.id)
+    result = await check(lab_deps(), Path("/nonexistent"), [count("refunds", 3), count("tickets", 2)], world.id)
     assert result.passed
     assert reads == [world.id]
 
@@ -152,7 +153,7 @@ async def test_one_check_reads_the_state_once(world: World, monkeypatch: pytest.
 async def test_service_and_file_postconditions_are_checked_together(world: World, tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("refunded\n")
     both = [FileContains(path="notes.md", text="refunded"), count("refunds", 3)]
-    result = await check(tmp_path, both, world.id)
+    result = await check(lab_deps(), tmp_path, both, world.id)
     assert result.passed, result.failures()
 
 
@@ -160,7 +161,7 @@ async def test_the_activity_reads_the_world_of_its_input(world: World, tmp_path:
     request = CheckPostconditionsInput(
         workspace=str(tmp_path), postconditions=[count("refunds", 2, order_id="o-1")], world_id=world.id
     )
-    assert (await ActivityEnvironment().run(check_postconditions, request)).passed
+    assert (await ActivityEnvironment().run(PostconditionActivities(lab_deps()).check_postconditions, request)).passed
 
 
 # --- nothing to read: failed, with the reason, never raised ----------------------------------
@@ -250,5 +251,5 @@ def test_bad_values_are_refused(bad: dict[str, Any]) -> None:
 
 async def test_the_fields_it_knows_are_the_services(world: World) -> None:
     """SERVICE_FIELDS is a copy of the service's row shapes: this keeps the copy honest."""
-    state = await ops_world.world_state(world.id)
+    state = await ops_world.world_state(lab_deps().ops_url, world.id)
     assert {resource: frozenset(state[resource][0]) for resource in SERVICE_FIELDS} == SERVICE_FIELDS

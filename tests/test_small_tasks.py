@@ -21,6 +21,7 @@ from experiments.ops_service import OpsServiceProcess
 from host.build import build_worker
 from lab.catalog import list_tasks, load_task
 from lab.run_request import build_request
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 SMALL_TASKS = [
@@ -58,7 +59,7 @@ async def both_runtimes(
     task = load_task(task_id)
     requests = [build_request(task, runtime, provider=provider) for runtime in ("baseline", "durable")]
     results = await asyncio.gather(
-        BaselineLoop(retry_delay_s=0).run(requests[0]), run_durable(client, task_queue, requests[1])
+        BaselineLoop(lab_deps(), retry_delay_s=0).run(requests[0]), run_durable(client, task_queue, requests[1])
     )
     return list(zip(requests, results, strict=True))
 
@@ -93,7 +94,7 @@ async def test_the_oracle_solves_it_in_both_runtimes(
         assert result.outcome == RunState.COMPLETED, (request.runtime, result.reason)
         assert Path(result.workspace) != task.fixture_dir
         # Judged apart from what the runtime says, on the run's real files and service tenant.
-        judged = await check(Path(result.workspace), task.spec.postconditions, request.world_id)
+        judged = await check(lab_deps(), Path(result.workspace), task.spec.postconditions, request.world_id)
         assert judged.passed, (request.runtime, judged.failures())
         rejected = [step for step in result.steps if step.outcome != "committed"]
         assert rejected == [], [(request.runtime, step.step, step.reason) for step in rejected]
@@ -112,5 +113,5 @@ async def test_doing_nothing_fails_in_both_runtimes(
     for request, result in await both_runtimes(task_id, client, task_queue, provider):
         assert result.outcome == RunState.FAILED, (request.runtime, result.reason)
         assert not result.succeeded
-        judged = await check(Path(result.workspace), task.spec.postconditions, request.world_id)
+        judged = await check(lab_deps(), Path(result.workspace), task.spec.postconditions, request.world_id)
         assert not judged.passed, request.runtime

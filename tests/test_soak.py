@@ -18,7 +18,6 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from agent import ledger
 from contracts import RunRequest, RunResult
 from contracts.ledger import LedgerEntry
 from experiments.measure import repeated_keys
@@ -31,6 +30,7 @@ from experiments.soak.report import LAST_ATTEMPT_SHOWN, Spread, by_attempt
 from lab.catalog import load_task
 from lab.run_request import build_request
 from settings import PROJECT_ROOT
+from tests.lab_dependencies import lab_deps
 
 T0 = 1_800_000_000.0
 
@@ -127,8 +127,8 @@ def test_spread_ledger_steps_and_repeated_keys(data_dir: Path) -> None:
         LedgerEntry(event_id=f"{run}/step-1/proposal", type="proposal", run_id=run, time=at, step=1),
         LedgerEntry(event_id=f"{run}/step-12/verdict", type="verdict", run_id=run, time=at, step=12),
     ]
-    ledger.append(run, entries, "w")
-    assert ledger_steps(ledger.ledger_path(run)) == {1, 12}
+    lab_deps().ledgers.append(run, entries, "w")
+    assert ledger_steps(lab_deps().ledgers.path(run)) == {1, 12}
     state = {
         "refunds": [{"idempotency_key": "a"}, {"idempotency_key": "a"}, {"idempotency_key": None}],
         "tickets": [{"idempotency_key": "b"}],
@@ -197,7 +197,7 @@ async def test_a_run_that_ended_before_its_ledger_is_a_problem_not_a_crash(data_
         workspace="",
     )
     soak.finished.append((task, request, result))
-    judged = await judge(soak)
+    judged = await judge(soak, lab_deps())
     assert judged.completed == 0 and judged.ledgers_verified == 0
     [problem] = judged.problems
     assert problem.run_id == run_id

@@ -44,6 +44,7 @@ from experiments.ops_service import OpsServiceProcess
 from host.build import build_worker
 from lab.fork import snapshot_after
 from settings import PROJECT_ROOT
+from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow
 from workflows.calls import _earlier_effects
 from workflows.outcome import run_result
@@ -256,7 +257,7 @@ async def test_the_durable_run_stops_at_the_second_part_for_a_person(
 async def test_the_baseline_with_its_verifier_does_not_pay_the_second_part(ops_url: str, tmp_path: Path) -> None:
     request = split_request(tmp_path, "baseline")
 
-    result = await BaselineLoop().run(request)
+    result = await BaselineLoop(lab_deps()).run(request)
 
     # No person to ask: the second part is refused, and the run's end state says so.
     second = result.steps[1]

@@ -22,6 +22,7 @@ from lab.catalog import load_task
 from lab.run_request import build_request
 from settings import PROJECT_ROOT, in_project, project_path
 from starter.run_command import judge
+from tests.lab_dependencies import lab_deps
 from tests.worker_process import start_worker_process
 
 _NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "data", ".*_cache", "__pycache__")
@@ -92,10 +93,10 @@ async def test_a_workspace_out_of_sight_isjudged_by_the_run_s_own_end_check(tmp_
     request = build_request(task, "durable")
     elsewhere = tmp_path / "on-another-machine"
     held = PostconditionResult(outcomes=[PostconditionOutcome(description="tests pass", passed=True)])
-    judged, where = await judge(_result(elsewhere, held), task, request)
+    judged, where = await judge(lab_deps(), _result(elsewhere, held), task, request)
     assert judged == held and where == f"(judged on a worker: the workspace {elsewhere} is on the workers' file system)"
 
-    judged, where = await judge(_result(elsewhere, None), task, request)
+    judged, where = await judge(lab_deps(), _result(elsewhere, None), task, request)
     assert not judged.passed and len(judged.outcomes) == len(task.spec.postconditions)
     assert all(outcome.detail.startswith("not checked") for outcome in judged.outcomes)
     assert where.startswith("(not judged:")
@@ -107,5 +108,5 @@ async def test_a_workspace_in_sight_isjudged_here_whatever_the_run_says(tmp_path
     task = load_task("bugfix-median")
     request = build_request(task, "durable")
     claimed = PostconditionResult(outcomes=[PostconditionOutcome(description="tests pass", passed=True)])
-    judged, where = await judge(_result(task.fixture_dir, claimed), task, request)
+    judged, where = await judge(lab_deps(), _result(task.fixture_dir, claimed), task, request)
     assert where == "" and not judged.passed

@@ -18,6 +18,7 @@ from agent.sandbox.identity import workspace_owner
 from baseline import BaselineLoop
 from contracts import FileContains, ProviderConfig, ReasonCode, RunRequest, RunState
 from host.build import build_worker
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 
 pytestmark = pytest.mark.skipif(not available(), reason="bubblewrap cannot create a sandbox here")
@@ -92,7 +93,7 @@ async def test_the_baseline_runs_proposals_in_the_sandbox(
     tmp_path: Path, canary: Path, baseline_verifies: bool
 ) -> None:
     request = attack_request(tmp_path, canary, "baseline", baseline_verifies=baseline_verifies)
-    result = await BaselineLoop(retry_delay_s=0).run(request)
+    result = await BaselineLoop(lab_deps(), retry_delay_s=0).run(request)
 
     assert result.outcome == RunState.COMPLETED
     assert canary.read_text() == CANARY_TEXT  # the sandbox and the file tools held

@@ -21,11 +21,18 @@ from agent.tools.files import (
 from agent.tools.output import truncate
 from agent.tools.paths import resolve_in_workspace
 from contracts.errors import InvalidPath, PathOutsideWorkspace, ToolError
+from tests.lab_dependencies import lab_deps
 
 
 def ctx(workspace: Path) -> ToolContext:
     return ToolContext(
-        workspace=workspace, run_id="r", world_id="r", step=1, idempotency_key="k", sandbox=ProcessSandbox()
+        workspace=workspace,
+        run_id="r",
+        world_id="r",
+        step=1,
+        idempotency_key="k",
+        sandbox=ProcessSandbox(lab_deps().artifacts),
+        artifacts=lab_deps().artifacts,
     )
 
 

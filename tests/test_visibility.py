@@ -15,6 +15,7 @@ from lab.run_request import WORKFLOW_TASK_TIMEOUT, build_request
 from starter.connection import Connection, ensure_search_attributes
 from starter.durable_run import run_durable
 from starter.render import Printer
+from tests.lab_dependencies import lab_deps
 from workflows import visibility
 
 
@@ -24,7 +25,7 @@ async def test_a_run_is_findable_and_explained_in_the_web_ui(dev_env: WorkflowEn
     connection = Connection(client, "dev", "http://ui", embedded=None, search_attributes=True)
     output = io.StringIO()
 
-    result, link = await run_durable(connection, build_request(bugfix_task, "durable"), Printer(output))
+    result, link = await run_durable(connection, build_request(bugfix_task, "durable"), Printer(output), lab_deps())
 
     assert result.outcome == RunState.COMPLETED
     assert link.startswith(f"http://ui/namespaces/default/workflows/{result.run_id}/")
@@ -57,7 +58,7 @@ async def test_a_server_without_the_search_attributes_still_runs(
 ) -> None:
     client = dev_env.client
     connection = Connection(client, "dev", "http://ui", embedded=None, search_attributes=False)
-    result, _ = await run_durable(connection, build_request(bugfix_task, "durable"), Printer(io.StringIO()))
+    result, _ = await run_durable(connection, build_request(bugfix_task, "durable"), Printer(io.StringIO()), lab_deps())
     # Off (a server that refused to register them): the run works and upserts nothing,
     # where an upsert of an unknown attribute would fail its workflow task over and over.
     described = await client.get_workflow_handle(result.run_id).describe()

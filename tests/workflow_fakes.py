@@ -50,6 +50,7 @@ from contracts import (
 )
 from contracts.envelopes import AppendLedgerInput, AppendLedgerResult, RecordStepInput, RecordStepResult
 from contracts.ledger import LedgerEntry
+from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from workflows import AgentRunWorkflow
 
@@ -105,7 +106,7 @@ class FakeWorld:
         async def propose_action(request: ProposeActionInput) -> ProposeActionResult:
             # As the real activity does: the turns the workflow passed by reference.
             if request.conversation is not None:
-                request = request.model_copy(update={"history": load_turns(request.conversation)})
+                request = request.model_copy(update={"history": load_turns(lab_deps().artifacts, request.conversation)})
             self.asked.append(request)
             return await asyncio.to_thread(self.proposals, request)
 
@@ -168,7 +169,9 @@ class FakeWorld:
         async def record_step(request: RecordStepInput) -> RecordStepResult:
             self.recorded.append(request)
             checkpoint = f"ck-{request.step}" if request.action == "commit" else request.checkpoint
-            conversation = store_turn(request.previous, request.turn) if request.turn is not None else None
+            conversation = (
+                store_turn(lab_deps().artifacts, request.previous, request.turn) if request.turn is not None else None
+            )
             return RecordStepResult(checkpoint=checkpoint, conversation=conversation)
 
         # The last step's record, then the proposal: one activity where the two were two.

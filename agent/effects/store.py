@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contracts import ToolResult
-from settings import data_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS effects (
@@ -49,8 +48,8 @@ class EffectRecord:
 class EffectStore:
     """Blocking SQLite calls; async code runs them in a thread."""
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or data_dir() / "effects.sqlite"
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")

@@ -4,7 +4,7 @@ chain     the hash of an event and the genesis prev_hash (pure)
 scan      one pass over a file's bytes checking every chain rule, or over the bytes after a
           verified prefix
 prefix    what this process has verified of each ledger: appends check only what is new
-store     `append` under an exclusive flock, torn tails quarantined; `ledger_path`
+store     `LedgerStore`: `append` under an exclusive flock, torn tails quarantined; `path`
 files     durable whole reads and writes
 verify    `verify_ledger` -> LedgerReport
 read      `read_events` for replays
@@ -13,7 +13,7 @@ read      `read_events` for replays
 from agent.ledger.chain import GENESIS_HASH, encode_line, event_hash, seal
 from agent.ledger.read import read_events
 from agent.ledger.scan import LedgerProblem
-from agent.ledger.store import append, check_run_id, ledger_path, worker_name
+from agent.ledger.store import LedgerStore, check_run_id, worker_name
 from agent.ledger.verify import LedgerReport, verify_ledger
 from contracts.envelopes import AppendLedgerResult
 
@@ -22,11 +22,10 @@ __all__ = [
     "AppendLedgerResult",
     "LedgerProblem",
     "LedgerReport",
-    "append",
+    "LedgerStore",
     "check_run_id",
     "encode_line",
     "event_hash",
-    "ledger_path",
     "read_events",
     "seal",
     "verify_ledger",

@@ -1,4 +1,4 @@
-"""Appending to a run's ledger, `data_dir()/ledgers/RUN_ID.jsonl`, one JSON event per line.
+"""Appending to a run's ledger, `DATA/ledgers/RUN_ID.jsonl`, one JSON event per line.
 
 Blocking file I/O: async callers run `append` in a thread. Several workers may append to the
 same run, so an append holds an exclusive `flock` on the file from the read of the chain to the
@@ -14,6 +14,7 @@ import fcntl
 import hashlib
 import os
 import socket
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,9 +25,6 @@ from agent.ledger.scan import ChainScan, scan_chain, scan_more
 from contracts.envelopes import AppendLedgerResult
 from contracts.errors import LedgerCorrupt
 from contracts.ledger import LedgerEntry, LedgerEvent, check_run_id
-from settings import data_dir
-
-LEDGER_DIR = "ledgers"
 
 
 def worker_name() -> str:
@@ -34,20 +32,28 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def ledger_path(run_id: str) -> Path:
-    check_run_id(run_id)
-    return data_dir() / LEDGER_DIR / f"{run_id}.jsonl"
+@dataclass(frozen=True)
+class LedgerStore:
+    """The ledgers of every run, one file each (agent.dependencies.Dependencies.ledgers)."""
+
+    directory: Path
+
+    def path(self, run_id: str) -> Path:
+        check_run_id(run_id)
+        return self.directory / f"{run_id}.jsonl"
+
+    def append(self, run_id: str, entries: list[LedgerEntry], worker: str) -> AppendLedgerResult:
+        """Appends the entries whose event id the ledger does not hold yet, in order, and fsyncs.
+
+        Raises LedgerCorrupt (file unchanged) when the chain already on disk does not verify, and
+        ValueError for entries of another run or with a payload that is not strict JSON."""
+        strays = sorted({entry.run_id for entry in entries} - {run_id})
+        if strays:
+            raise ValueError(f"entries of run(s) {strays} cannot go in the ledger of run {run_id!r}")
+        return _append(self.path(run_id), run_id, entries, worker)
 
 
-def append(run_id: str, entries: list[LedgerEntry], worker: str) -> AppendLedgerResult:
-    """Appends the entries whose event id the ledger does not hold yet, in order, and fsyncs.
-
-    Raises LedgerCorrupt (file unchanged) when the chain already on disk does not verify, and
-    ValueError for entries of another run or with a payload that is not strict JSON."""
-    strays = sorted({entry.run_id for entry in entries} - {run_id})
-    if strays:
-        raise ValueError(f"entries of run(s) {strays} cannot go in the ledger of run {run_id!r}")
-    path = ledger_path(run_id)
+def _append(path: Path, run_id: str, entries: list[LedgerEntry], worker: str) -> AppendLedgerResult:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:

@@ -20,7 +20,6 @@ import asyncio
 import email.utils
 import hashlib
 import logging
-import os
 import re
 import time
 import weakref
@@ -78,7 +77,7 @@ class _ChatCompletion(BaseModel):
 
 
 async def complete(
-    config: ProviderConfig, messages: list[Message], response_format: dict[str, JsonValue]
+    config: ProviderConfig, messages: list[Message], response_format: dict[str, JsonValue], api_key: str | None
 ) -> Completion:
     """The model's answer to `messages`, from the server, or from `config.cassette`."""
     request: dict[str, Any] = {
@@ -90,7 +89,7 @@ async def complete(
         "seed": config.seed,
     }
     if config.cassette is None:
-        return await _call(config, request)
+        return await _call(config, request, api_key)
     tape = cassette.cassette_at(config.cassette)
     key = cassette.request_key(request)
     if config.cassette_mode != "record" and (recorded := await tape.lookup(key)) is not None:
@@ -103,7 +102,7 @@ async def complete(
             f"cassette {tape.path} has no completion for request {key} (record it with cassette_mode='record')",
             usage=Usage(provider=PROVIDER, model=config.model or ""),
         )
-    completion = await _call(config, request)
+    completion = await _call(config, request, api_key)
     await tape.append(key, completion.model_dump(mode="json"))
     return completion
 
@@ -115,8 +114,8 @@ async def aclose_clients() -> None:
         await client.close()
 
 
-async def _call(config: ProviderConfig, request: dict[str, Any]) -> Completion:
-    api_key = _api_key(config)
+async def _call(config: ProviderConfig, request: dict[str, Any], given_key: str | None) -> Completion:
+    api_key = _api_key(config, given_key)
     started = time.perf_counter()
     try:
         # A local server checks no key, but the SDK wants one.
@@ -163,9 +162,9 @@ async def _call(config: ProviderConfig, request: dict[str, Any]) -> Completion:
     return Completion(content=choice.message.content or "", finish_reason=choice.finish_reason, usage=usage)
 
 
-def _api_key(config: ProviderConfig) -> str | None:
-    """The key, or None for a local server without one (llama.cpp checks none)."""
-    key = os.environ.get(config.api_key_env)
+def _api_key(config: ProviderConfig, key: str | None) -> str | None:
+    """The key the worker was given for `config.api_key_env`, or None for a local server
+    without one (llama.cpp checks none)."""
     if key or is_loopback(config.base_url):
         return key or None
     raise ProviderAuthError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.dependencies import Dependencies
 from agent.providers.base import ModelProvider
 from agent.providers.noisy import NoisyProvider
 from agent.providers.scripted import ScriptedProvider
@@ -9,12 +10,12 @@ from contracts import ProviderConfig
 from contracts.errors import ProviderError, ScriptError
 
 
-def build_provider(config: ProviderConfig) -> ModelProvider:
-    provider = _base(config)
-    return NoisyProvider(provider, config.noise) if config.noise is not None else provider
+def build_provider(config: ProviderConfig, deps: Dependencies) -> ModelProvider:
+    provider = _base(config, deps)
+    return NoisyProvider(provider, config.noise, deps.injected) if config.noise is not None else provider
 
 
-def _base(config: ProviderConfig) -> ModelProvider:
+def _base(config: ProviderConfig, deps: Dependencies) -> ModelProvider:
     if config.kind == "scripted":
         if not config.script_path:
             raise ScriptError("the scripted provider needs a script_path")
@@ -25,5 +26,5 @@ def _base(config: ProviderConfig) -> ModelProvider:
         # Imported on first use: the SDK takes ~0.4 s to import, a cost only its runs should pay.
         from agent.providers.openai_provider import OpenAIProvider
 
-        return OpenAIProvider(config)
+        return OpenAIProvider(config, deps.api_key(config.api_key_env))
     raise ProviderError(f"unknown provider kind {config.kind!r}")

@@ -38,7 +38,6 @@ from contracts import (
     Usage,
 )
 from contracts.errors import ProviderUnavailable
-from settings import data_dir
 
 CONTENT_FAULTS = ("malformed_json", "unknown_tool", "invalid_arguments", "dangerous")
 DANGEROUS = ActionProposal(tool="run_command", arguments={"command": "rm -rf / --no-preserve-root"})
@@ -52,20 +51,22 @@ class InjectedFault(BaseModel):
     time: datetime
 
 
-def injected_log(run_id: str) -> Path:
-    return data_dir() / "injected" / f"{run_id}.jsonl"
+def injected_log(directory: Path, run_id: str) -> Path:
+    """Where a run's injected faults are logged (agent.dependencies.Dependencies.injected)."""
+    return directory / f"{run_id}.jsonl"
 
 
-def read_injected(run_id: str) -> list[InjectedFault]:
-    path = injected_log(run_id)
+def read_injected(directory: Path, run_id: str) -> list[InjectedFault]:
+    path = injected_log(directory, run_id)
     if not path.exists():
         return []
     return [InjectedFault.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 class NoisyProvider:
-    def __init__(self, inner: ModelProvider, noise: NoiseConfig) -> None:
+    def __init__(self, inner: ModelProvider, noise: NoiseConfig, log_dir: Path) -> None:
         self._inner = inner
+        self._log_dir = log_dir
         self._noise = noise
 
     async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
@@ -101,7 +102,11 @@ class NoisyProvider:
                 await self._record(request, attempt, fault)
                 return _corrupt(result, fault, tools)
         due = self._noise.ensure_by_step
-        if due is not None and request.step >= due and not await asyncio.to_thread(read_injected, request.run_id):
+        if (
+            due is not None
+            and request.step >= due
+            and not await asyncio.to_thread(read_injected, self._log_dir, request.run_id)
+        ):
             fault = CONTENT_FAULTS[min(int(rolls["malformed_json"] * len(CONTENT_FAULTS)), len(CONTENT_FAULTS) - 1)]
             await self._record(request, attempt, fault)
             return _corrupt(result, fault, tools)
@@ -111,7 +116,9 @@ class NoisyProvider:
         entry = InjectedFault(
             run_id=request.run_id, step=request.step, attempt=attempt, fault=fault, time=datetime.now(UTC)
         )
-        await asyncio.to_thread(_append, injected_log(request.run_id or "unknown"), entry.model_dump_json())
+        await asyncio.to_thread(
+            _append, injected_log(self._log_dir, request.run_id or "unknown"), entry.model_dump_json()
+        )
 
 
 def _corrupt(result: ProposeActionResult, fault: str, tools: list[ToolSpec]) -> ProposeActionResult:

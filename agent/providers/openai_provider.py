@@ -50,8 +50,10 @@ log = logging.getLogger(__name__)
 
 
 class OpenAIProvider:
-    def __init__(self, config: ProviderConfig) -> None:
+    def __init__(self, config: ProviderConfig, api_key: str | None = None) -> None:
+        """`api_key`: the worker's key for `config.api_key_env` (None: none given)."""
         self._config = config
+        self._api_key = api_key
         self._strict = config.structured_output == "json_schema"
 
     async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
@@ -83,7 +85,7 @@ class OpenAIProvider:
 
     async def _complete(self, messages: list[prompts.Message], name: str, schema: schemas.Schema) -> Completion:
         response_format = schemas.response_format(name, schema, strict=self._strict)
-        return await complete(self._config, messages, response_format)
+        return await complete(self._config, messages, response_format, self._api_key)
 
     async def _ask_repairing(
         self,

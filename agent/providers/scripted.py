@@ -24,8 +24,8 @@ from contracts import (
     Usage,
 )
 from contracts.errors import ScriptError
+from contracts.project import project_path
 from contracts.script import Script, ScriptInvalid, parse_script
-from settings import project_path
 
 
 class ScriptedProvider:

@@ -31,6 +31,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from agent.artifacts import ArtifactStore
 from agent.sandbox import seccomp, syscalls
 from agent.sandbox.base import CommandOutcome, Limits
 from agent.sandbox.environment import command_environment
@@ -52,7 +53,8 @@ class BubblewrapSandbox:
     sandboxed = True
     private_tmp = True  # tmpfs on /tmp and /dev/shm (argv)
 
-    def __init__(self, limits: Limits | None = None) -> None:
+    def __init__(self, artifacts: ArtifactStore, limits: Limits | None = None) -> None:
+        self._artifacts = artifacts
         self._bwrap = bwrap_binary()
         self._setpriv = shutil.which("setpriv")
         if os.geteuid() == 0 and self._setpriv is None:
@@ -81,7 +83,7 @@ class BubblewrapSandbox:
                 pass_fds=handoff.fds,
                 preexec=self.fresh_keyring,
             )
-            return await run_process(spawn, timeout_s)
+            return await run_process(spawn, timeout_s, self._artifacts)
 
     def argv(self, command: str, workspace: Path, handoff: Handoff | None = None) -> list[str]:
         """The command line that runs `command`. The seccomp filter and the made-up /etc files
@@ -157,7 +159,9 @@ def available() -> bool:
 def unavailable_reason() -> str | None:
     """Why bubblewrap cannot sandbox commands here, or None when it can (probed once)."""
     try:
-        sandbox = BubblewrapSandbox()
+        # The probe builds a command line and runs it itself, never through `run`: it stores
+        # no output, so its store is nowhere.
+        sandbox = BubblewrapSandbox(ArtifactStore(Path(os.devnull)))
     except SandboxUnavailable as error:
         return str(error)
     # The same command line as every command's, filter and keyring included.

@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agent import artifacts
+from agent.artifacts import ArtifactStore
 from agent.sandbox.base import CommandOutcome, Limits
 from agent.sandbox.environment import command_environment
 from agent.sandbox.identity import command_user
@@ -27,10 +27,11 @@ class DockerSandbox:
     sandboxed = True
     private_tmp = True  # a tmpfs on /tmp; /dev/shm is the container's own
 
-    def __init__(self, limits: Limits | None = None, image: str | None = None) -> None:
+    def __init__(self, artifacts: ArtifactStore, limits: Limits | None = None, image: str | None = None) -> None:
         self._client = _client()
+        self._artifacts = artifacts
         self._limits = limits or Limits()
-        self._image = image or os.environ.get("AGENT_LAB_DOCKER_IMAGE", DEFAULT_IMAGE)
+        self._image = image or DEFAULT_IMAGE
 
     async def run(
         self, command: str, workspace: Path, timeout_s: float, disk_left_bytes: int | None = None
@@ -76,7 +77,7 @@ class DockerSandbox:
         artifact = None
         text = data.decode("utf-8", errors="replace")
         if len(data) > HEAD_BYTES + TAIL_BYTES:
-            artifact = artifacts.put_bytes(data)
+            artifact = self._artifacts.put_bytes(data)
             text = shown_text(data[:HEAD_BYTES], data[-TAIL_BYTES:], len(data))
         return CommandOutcome(
             exit_code=exit_code,

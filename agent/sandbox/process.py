@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.artifacts import ArtifactStore
 from agent.sandbox.base import CommandOutcome, Limits
 from agent.sandbox.environment import command_environment
 from agent.sandbox.runner import Spawn, run_process
@@ -15,7 +16,8 @@ class ProcessSandbox:
     sandboxed = False
     private_tmp = False  # the host's /tmp
 
-    def __init__(self, limits: Limits | None = None) -> None:
+    def __init__(self, artifacts: ArtifactStore, limits: Limits | None = None) -> None:
+        self._artifacts = artifacts
         # Its processes are bounded by a control group where there is one; never by
         # RLIMIT_NPROC, which on the worker's own user would count (and starve) every other
         # process that user runs.
@@ -32,4 +34,4 @@ class ProcessSandbox:
             backend=self.name,
             sandboxed=self.sandboxed,
         )
-        return await run_process(spawn, timeout_s)
+        return await run_process(spawn, timeout_s, self._artifacts)

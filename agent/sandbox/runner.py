@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent import artifacts
+from agent.artifacts import ArtifactStore
 from agent.sandbox.base import CommandOutcome, Limits
 from agent.sandbox.containment import Containment
 from contracts import ArtifactRef
@@ -44,18 +44,21 @@ class Spawn:
     preexec: Callable[[], None] | None = None
 
 
-async def run_process(spawn: Spawn, timeout_s: float) -> CommandOutcome:
+async def run_process(spawn: Spawn, timeout_s: float, artifacts: ArtifactStore) -> CommandOutcome:
+    """Output too long to show whole is stored in `artifacts`."""
     started = time.perf_counter()
     containment = await Containment.open(spawn.limits, spawn.cwd, nproc_rlimit=spawn.nproc_rlimit)
     try:
-        return await _run(spawn, timeout_s, containment, started)
+        return await _run(spawn, timeout_s, containment, started, artifacts)
     finally:
         # Always, also on cancellation: whatever left the process group (a daemon) is still
         # in the control group, and goes with it.
         await containment.close()
 
 
-async def _run(spawn: Spawn, timeout_s: float, containment: Containment, started: float) -> CommandOutcome:
+async def _run(
+    spawn: Spawn, timeout_s: float, containment: Containment, started: float, artifacts: ArtifactStore
+) -> CommandOutcome:
     # Output goes to a pipe of our own, not one asyncio owns: asyncio's process.wait() also
     # waits for its pipes to close, so a background child holding them (`sleep 30 &`) would
     # turn a finished command into a timeout (python/cpython#119710).
@@ -83,7 +86,7 @@ async def _run(spawn: Spawn, timeout_s: float, containment: Containment, started
         _kill_group(process.pid)
 
     # What is stored of the output (Limits.artifact_bytes); a flood beyond it is counted, not kept.
-    capture = _Capture(lambda size: containment.count_output(size, stop), spawn.limits.artifact_bytes)
+    capture = _Capture(lambda size: containment.count_output(size, stop), spawn.limits.artifact_bytes, artifacts)
     reader = asyncio.create_task(capture.read(read_fd))
     watcher = asyncio.create_task(containment.watch(stop))
     timed_out = False
@@ -134,7 +137,8 @@ class _Capture:
     """Head and tail in memory; everything (up to a limit) in a scratch file that becomes an
     artifact only when the output was too long to show whole."""
 
-    def __init__(self, counted: Callable[[int], None], limit: int) -> None:
+    def __init__(self, counted: Callable[[int], None], limit: int, artifacts: ArtifactStore) -> None:
+        self.artifacts = artifacts
         self.counted = counted
         # Never below what a result shows whole: short output is read back from the scratch file.
         self.limit = max(limit, HEAD_BYTES + TAIL_BYTES)
@@ -182,7 +186,7 @@ class _Capture:
         shown = shown_text(bytes(self.head), bytes(self.tail), self.total)
         if self.total > self.limit:
             shown += f"\n... [only the first {self.limit} bytes were stored]"
-        return shown, artifacts.adopt(self.scratch, self.digest.hexdigest())
+        return shown, self.artifacts.adopt(self.scratch, self.digest.hexdigest())
 
 
 def shown_text(head: bytes, tail: bytes, total: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.artifacts import ArtifactStore
 from agent.sandbox.base import Sandbox
 
 
@@ -19,6 +20,8 @@ class ToolContext:
     idempotency_key: str
     # Where commands run; only tools that run commands get one.
     sandbox: Sandbox | None
+    # Where output too long for a result is kept.
+    artifacts: ArtifactStore
     # Base URL of the operations service the side-effecting tools call (None: not configured).
     ops_url: str | None = None
     # What is left of the run's host-disk budget: a command's disk quota and stored output are

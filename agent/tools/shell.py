@@ -13,6 +13,7 @@ import dataclasses
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent import artifacts
+from agent.artifacts import ArtifactStore
 from agent.sandbox import CommandOutcome
 from agent.tools.context import ToolContext
 from agent.tools.output import truncate
@@ -38,10 +39,10 @@ async def run_command(ctx: ToolContext, args: RunCommandArgs) -> CommandOutcome:
     if ctx.sandbox is None:
         raise ToolError("run_command was given no sandbox")
     outcome = await ctx.sandbox.run(args.command, ctx.workspace, args.timeout_s, ctx.disk_left_bytes)
-    return await asyncio.to_thread(_bounded, outcome)
+    return await asyncio.to_thread(_bounded, outcome, ctx.artifacts)
 
 
-def _bounded(outcome: CommandOutcome) -> CommandOutcome:
+def _bounded(outcome: CommandOutcome, store: ArtifactStore) -> CommandOutcome:
     """The outcome as the model should see it. Blocking: it may read and store an artifact."""
     whole = outcome.output
     if outcome.artifact is not None and outcome.artifact.size_bytes <= _MAX_CONDENSED_BYTES:
@@ -52,5 +53,5 @@ def _bounded(outcome: CommandOutcome) -> CommandOutcome:
         if not cut:
             return outcome
     # Without an artifact the output is whole (the sandbox cuts only what it stores).
-    artifact = outcome.artifact or artifacts.put_bytes(whole.encode("utf-8"))
+    artifact = outcome.artifact or store.put_bytes(whole.encode("utf-8"))
     return dataclasses.replace(outcome, output=shown, truncated=True, artifact=artifact)

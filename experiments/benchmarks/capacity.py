@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import tempfile
 import time
@@ -81,9 +80,9 @@ async def load(client: Client, task_dir: Path, runs: int) -> Load:
 
 async def main(loads: Sequence[int], steps: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-capacity-") as scratch:
-        os.environ["AGENT_LAB_DATA"] = scratch
         task_dir = write_task(Path(scratch) / "task", steps)
-        async with LabCluster(Path(scratch) / "cluster", ops=False) as cluster:
+        # Its workers keep their runs' state in the scratch directory (told so at spawn).
+        async with LabCluster(Path(scratch) / "cluster", ops=False, data_dir=Path(scratch)) as cluster:
             for _ in range(WORKERS):
                 await cluster.start_worker()
             assert cluster.client is not None

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.dependencies_from_environment import from_environment
 from agent.sandbox import CommandOutcome, enforced_limits
 from agent.sandbox.base import Limits, MiB
 from agent.sandbox.bubblewrap import BubblewrapSandbox, unavailable_reason
@@ -170,8 +171,10 @@ async def main(runs: int) -> None:
     if reason := unavailable_reason():
         print(f"| (bubblewrap cannot sandbox here: {reason}) | | | | |")
         return
+    # Output too long to show goes to this process's artifact store, as a worker's would.
+    store = from_environment().artifacts
     for attack in ATTACKS:
-        sandbox = BubblewrapSandbox(attack.limits)
+        sandbox = BubblewrapSandbox(store, attack.limits)
         worst: float | None = None
         named: set[str] = set()
         seconds = 0.0
@@ -187,7 +190,7 @@ async def main(runs: int) -> None:
         )
     print()
     # Its CPU time unbounded (past the probes), its rate and its processes not.
-    latencies = await _probe_latencies(BubblewrapSandbox(Limits(processes=LIMITS.processes, cpu_seconds=60)))
+    latencies = await _probe_latencies(BubblewrapSandbox(store, Limits(processes=LIMITS.processes, cpu_seconds=60)))
     print("| probe beside a CPU + fork attack | probes | median ms | max ms |")
     print("| --- | ---: | ---: | ---: |")
     latencies.sort()

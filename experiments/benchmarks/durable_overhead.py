@@ -165,10 +165,10 @@ async def main(runs: int, tasks: list[Task], left_out: list[str], reading_steps:
 
 
 async def time_tasks(runs: int, tasks: list[Task], left_out: list[str]) -> None:
-    async with scratch_server("lab-bench-") as (client, _):
+    async with scratch_server("lab-bench-") as (client, deps, _):
         clock = ActivityClock()
         breakdowns: list[tuple[str, Breakdown]] = []
-        async with build_worker(client, interceptors=[TimingInterceptor(clock)]):
+        async with build_worker(client, dependencies=deps, interceptors=[TimingInterceptor(clock)]):
             print("| task | runtime | wall s | steps | activities | in activities s | orchestration ms/step |")
             print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
             for task in tasks:
@@ -187,7 +187,7 @@ async def time_tasks(runs: int, tasks: list[Task], left_out: list[str]) -> None:
                     f"| {statistics.mean(overhead):.1f} |"
                 )
                 baseline = [
-                    completed(await BaselineLoop().run(build_request(task, "baseline")), "baseline")
+                    completed(await BaselineLoop(deps).run(build_request(task, "baseline")), "baseline")
                     for _ in range(runs)
                 ]
                 print(

@@ -28,7 +28,7 @@ from temporalio.client import Client
 
 from experiments.benchmarks.scratch_server import scratch_server
 from host.build import build_worker
-from host.converter import ARTIFACT_DRIVER
+from host.converter import ArtifactStoreDriver
 from lab.catalog import load_task
 from lab.durable_start import start_durable_run
 from lab.run_request import build_request
@@ -88,8 +88,8 @@ def write_task(directory: Path, steps: int) -> Path:
     return directory
 
 
-async def weigh(client: Client, task_dir: Path) -> Weighed:
-    stored_before, payloads_before = ARTIFACT_DRIVER.stored_bytes, ARTIFACT_DRIVER.stored_payloads
+async def weigh(client: Client, driver: ArtifactStoreDriver, task_dir: Path) -> Weighed:
+    stored_before, payloads_before = driver.stored_bytes, driver.stored_payloads
     request = build_request(load_task(str(task_dir)), "durable")
     handle = await start_durable_run(client, request)
     result = await run_result(handle)
@@ -111,8 +111,8 @@ async def weigh(client: Client, task_dir: Path) -> Weighed:
         events,
         sum(by_kind.values()),
         by_kind,
-        stored_bytes=ARTIFACT_DRIVER.stored_bytes - stored_before,
-        stored_payloads=ARTIFACT_DRIVER.stored_payloads - payloads_before,
+        stored_bytes=driver.stored_bytes - stored_before,
+        stored_payloads=driver.stored_payloads - payloads_before,
     )
 
 
@@ -129,8 +129,8 @@ def _kind(event: HistoryEvent, activity_of: dict[int, str]) -> str:
 
 
 async def main(sizes: Sequence[int], plot: Path | None) -> None:
-    async with scratch_server("bench-history-") as (client, scratch), build_worker(client):
-        weighed = [await weigh(client, write_task(scratch / f"task-{n}", n)) for n in sizes]
+    async with scratch_server("bench-history-") as (client, deps, driver), build_worker(client, dependencies=deps):
+        weighed = [await weigh(client, driver, write_task(deps.data_dir / f"task-{n}", n)) for n in sizes]
     print("| steps | generations | events | history bytes | bytes per step | stored by reference, per step |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")
     for w in weighed:

@@ -10,14 +10,14 @@ Each event is a step's tool result of about 400 bytes; every append is fsync'd.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
-from agent.ledger import append, ledger_path, prefix
+from agent.ledger import LedgerStore, prefix
 from contracts.ledger import LedgerEntry
 
 QUICK_SIZES, QUICK_RUNS = (10, 200), 3
@@ -34,17 +34,17 @@ def _entry(run_id: str, index: int) -> LedgerEntry:
     )
 
 
-def _append_ms(run_id: str, index: int, *, restarted: bool) -> float:
+def _append_ms(ledgers: LedgerStore, run_id: str, index: int, *, restarted: bool) -> float:
     if restarted:
-        prefix.forget(ledger_path(run_id))  # what a new worker process knows of the file: nothing
+        prefix.forget(ledgers.path(run_id))  # what a new worker process knows of the file: nothing
     started = time.perf_counter()
-    append(run_id, [_entry(run_id, index)], "bench")
+    ledgers.append(run_id, [_entry(run_id, index)], "bench")
     return (time.perf_counter() - started) * 1000
 
 
 def main(sizes: Sequence[int], runs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-ledger-") as scratch:
-        os.environ["AGENT_LAB_DATA"] = scratch
+        ledgers = LedgerStore(Path(scratch) / "ledgers")
         print(
             "| events in the ledger | append ms (median) | append p95 "
             "| first append after a restart ms (median) | first p95 |"
@@ -52,12 +52,12 @@ def main(sizes: Sequence[int], runs: int) -> None:
         print("| ---: | ---: | ---: | ---: | ---: |")
         for size in sizes:
             run_id = f"bench-{size}"
-            append(run_id, [_entry(run_id, index) for index in range(size)], "bench")
+            ledgers.append(run_id, [_entry(run_id, index) for index in range(size)], "bench")
             index = size
             warm, cold = [], []
             for _ in range(runs):
-                warm.append(_append_ms(run_id, index, restarted=False))
-                cold.append(_append_ms(run_id, index + 1, restarted=True))
+                warm.append(_append_ms(ledgers, run_id, index, restarted=False))
+                cold.append(_append_ms(ledgers, run_id, index + 1, restarted=True))
                 index += 2
             print(f"| {size:,} | {_median_p95(warm)} | {_median_p95(cold)} |")
         print(f"\n{runs} appends of each kind per size, alternated; each appends one event and fsyncs.")

@@ -47,9 +47,9 @@ def inside(clock: ActivityClock, result: RunResult) -> Counter[str]:
 
 
 async def main(runs: int, tasks: list[Task]) -> None:
-    async with scratch_server("lab-bench-parallel-") as (client, _):
+    async with scratch_server("lab-bench-parallel-") as (client, deps, _):
         clock = ActivityClock()
-        async with build_worker(client, interceptors=[TimingInterceptor(clock)]):
+        async with build_worker(client, dependencies=deps, interceptors=[TimingInterceptor(clock)]):
             # A first run of each kind warms the worker (imports, the sandbox's probe): not timed.
             for parallel in MODES.values():
                 await one_run(client, tasks[0], parallel)

@@ -116,8 +116,8 @@ async def history_bytes_per_step(cluster: LabCluster, task_id: str) -> tuple[flo
 
 async def main(runs: int, points: Sequence[str], history_tasks: Sequence[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-recovery-") as scratch:
-        os.environ["AGENT_LAB_DATA"] = scratch
-        async with LabCluster(Path(scratch) / "cluster") as cluster:
+        # Its workers keep their runs' state in the scratch directory (told so at spawn).
+        async with LabCluster(Path(scratch) / "cluster", data_dir=Path(scratch)) as cluster:
             print(
                 "| kill point | retried activity | kills | retried s (median) | retried p95 | retried max "
                 "| resumed s (median) | resumed p95 | resumed max |"

@@ -15,6 +15,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from agent.dependencies_from_environment import from_environment
 from agent.sandbox import Sandbox, SandboxUnavailable, select_sandbox
 from agent.sandbox.identity import workspace_owner
 
@@ -32,7 +33,7 @@ async def main(runs: int) -> None:
         print("| --- | --- | ---: | ---: |")
         for name in ("process", "bubblewrap", "docker"):
             try:
-                sandbox = select_sandbox(name)
+                sandbox = select_sandbox(name, from_environment().artifacts)
             except SandboxUnavailable as error:
                 print(f"| {name} | (unavailable: {error}) | | |")
                 continue

@@ -24,6 +24,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
 
 from pydantic import BaseModel
 from temporalio import activity, workflow
@@ -98,7 +99,8 @@ async def serve(address: str) -> None:
         await asyncio.Event().wait()
 
 
-async def start_worker(address: str) -> asyncio.subprocess.Process:
+async def start_worker(address: str, data_dir: Path) -> asyncio.subprocess.Process:
+    """A floor worker, keeping what it stores under `data_dir` (told so at spawn)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -106,7 +108,7 @@ async def start_worker(address: str) -> asyncio.subprocess.Process:
         "--serve",
         address,
         cwd=PROJECT_ROOT,
-        env=dict(os.environ),
+        env={**os.environ, "AGENT_LAB_DATA": str(data_dir)},
         stdout=asyncio.subprocess.PIPE,
         preexec_fn=die_with_parent,
     )
@@ -136,9 +138,9 @@ async def _timed(handle: WorkflowHandle[FloorWorkflow, int]) -> float:
 
 
 async def main(loads: Sequence[int], shape: Shape) -> None:
-    async with scratch_server("bench-floor-") as (client, _):
+    async with scratch_server("bench-floor-") as (client, deps, _):
         address = client.service_client.config.target_host
-        workers = [await start_worker(address) for _ in range(WORKERS)]
+        workers = [await start_worker(address, deps.data_dir) for _ in range(WORKERS)]
         try:
             await load(client, 1, shape)  # warm-up: imports, caches, the first workflow
             measured = [(runs, *await load(client, runs, shape)) for runs in loads]

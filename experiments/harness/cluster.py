@@ -3,6 +3,7 @@ stopped and started again), the operations service, and workers to start and kil
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 from pathlib import Path
@@ -11,9 +12,12 @@ from types import TracebackType
 from temporalio.client import Client
 
 import settings
+from agent.dependencies import Dependencies
+from agent.dependencies_from_environment import from_environment
 from experiments.harness.worker_process import WorkerProcess
 from experiments.ops_service.process import OpsServiceProcess
 from host.client import connect
+from host.converter import ArtifactStoreDriver, data_converter_for
 from lab.temporal_server import DevServer, DevServerOptions
 
 OPS_URL = "AGENT_LAB_OPS_URL"
@@ -26,8 +30,10 @@ def free_port() -> int:
 
 
 class LabCluster:
-    def __init__(self, directory: Path, *, ops: bool = True) -> None:
+    def __init__(self, directory: Path, *, ops: bool = True, data_dir: Path | None = None) -> None:
+        """`data_dir`: where its workers keep runs' state (None: this process's own)."""
         self.directory = directory
+        self.data_dir = data_dir if data_dir is not None else settings.data_dir()
         self.directory.mkdir(parents=True, exist_ok=True)
         self.server = DevServer(
             DevServerOptions(port=free_port(), ui_port=None, database=directory / "temporal.sqlite")
@@ -36,17 +42,14 @@ class LabCluster:
         self.ops_url: str | None = None
         self.client: Client | None = None
         self.workers: list[WorkerProcess] = []
-        self._ops_url_before: str | None = None
 
     async def __aenter__(self) -> LabCluster:
         await self.server.start()
         if self.ops is not None:
             self.ops_url = await self.ops.start()
-            # This process too (its judging of end states, a baseline run in it) uses the
-            # cluster's service while the cluster is up; what was set before comes back after.
-            self._ops_url_before = os.environ.get(OPS_URL)
-            os.environ[OPS_URL] = self.ops_url
-        self.client = await connect(self.server.address)
+        # Large payloads go by reference to the workers' artifact store: this client reads them there.
+        converter = data_converter_for(ArtifactStoreDriver(self.dependencies.artifacts))
+        self.client = await connect(self.server.address, data_converter=converter)
         return self
 
     async def __aexit__(
@@ -56,17 +59,20 @@ class LabCluster:
             await worker.stop()
         if self.ops is not None:
             await self.ops.stop()
-            if self._ops_url_before is None:
-                os.environ.pop(OPS_URL, None)
-            else:
-                os.environ[OPS_URL] = self._ops_url_before
         await self.server.stop()
+
+    @property
+    def dependencies(self) -> Dependencies:
+        """What this process uses when it acts on the cluster's runs (judges their end states,
+        runs a baseline beside them): the workers' data directory and the cluster's service."""
+        return dataclasses.replace(from_environment(), data_dir=self.data_dir, ops_url=self.ops_url)
 
     def env(self, fault_plan: Path | None = None) -> dict[str, str]:
         """The environment of every lab process in this cluster."""
         # The cluster's own dev server: none of the user's Temporal settings (a profile, TLS, a key).
         env = {key: value for key, value in os.environ.items() if not key.startswith(("AGENT_LAB_FAULT", "TEMPORAL_"))}
         env["TEMPORAL_ADDRESS"] = self.server.address
+        env["AGENT_LAB_DATA"] = str(self.data_dir)
         if self.ops_url:
             env[OPS_URL] = self.ops_url
         if fault_plan is not None:
@@ -75,7 +81,7 @@ class LabCluster:
         # them, out of the checkout, even where the environment says to write none (an import
         # of the worker took 0.8 s instead of 2-4 s here, where PYTHONDONTWRITEBYTECODE is set).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env.setdefault("PYTHONPYCACHEPREFIX", str(settings.data_dir() / "pycache"))
+        env.setdefault("PYTHONPYCACHEPREFIX", str(self.data_dir / "pycache"))
         return env
 
     async def start_worker(self, fault_plan: Path | None = None) -> WorkerProcess:

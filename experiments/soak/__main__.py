@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import shutil
 import sys
@@ -57,13 +56,16 @@ async def soak(
     tasks = [task for task in list_tasks() if task.script is not None]
     # Kept when a check fails: the runs' workspaces, ledgers and the cluster's logs are the evidence.
     scratch = tempfile.mkdtemp(prefix="soak-")
-    os.environ["AGENT_LAB_DATA"] = scratch
     try:
-        async with LabCluster(Path(scratch) / "cluster") as cluster, WorkerPool(cluster, workers):
+        # The runs' state goes to the scratch directory: the workers are told so at spawn.
+        async with (
+            LabCluster(Path(scratch) / "cluster", data_dir=Path(scratch)) as cluster,
+            WorkerPool(cluster, workers),
+        ):
             run = Soak(cluster, tasks, random.Random(seed))
             await asyncio.gather(run.chaos(kills, restarts, gap_s), *(run.keep_running() for _ in range(concurrency)))
             histories = await run.histories()
-            judged = await judge(run)
+            judged = await judge(run, cluster.dependencies)
             recovered = kill_recoveries(run.kills, histories)
             if keep or judged.problems:
                 save_histories(histories, Path(scratch) / "histories")

@@ -5,22 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import ops_world
-from agent.ledger import ledger_path, read_events, verify_ledger
+from agent.dependencies import Dependencies
+from agent.ledger import read_events, verify_ledger
 from agent.postconditions import check
 from experiments.measure import duplicate_effects, repeated_keys
 from experiments.soak.chaos import Soak
 from experiments.soak.report import Judgement, RunProblem
 
 
-async def judge(soak: Soak) -> Judgement:
-    """Every finished run's end state, ledger and world, judged."""
+async def judge(soak: Soak, deps: Dependencies) -> Judgement:
+    """Every finished run's end state, ledger and world, judged where `deps` say they are (the
+    cluster's data directory and service: LabCluster.dependencies)."""
     completed = verified = lost = duplicates = repeated = 0
     problems: list[RunProblem] = []
     for task, request, result in soak.finished:
         said = []
         # A run that ended before its workspace was prepared has none to judge (nor a ledger).
         judged = (
-            await check(Path(result.workspace), task.spec.postconditions, world_id=request.world_id)
+            await check(deps, Path(result.workspace), task.spec.postconditions, world_id=request.world_id)
             if result.workspace
             else None
         )
@@ -28,7 +30,7 @@ async def judge(soak: Soak) -> Judgement:
             completed += 1
         else:
             said.append(f"{result.outcome.value}: {result.reason or (judged.summary() if judged else 'no workspace')}")
-        path = ledger_path(request.run_id)
+        path = deps.ledgers.path(request.run_id)
         if path.exists():
             report = verify_ledger(path)
             if report.ok:
@@ -43,7 +45,7 @@ async def judge(soak: Soak) -> Judgement:
         if missing:
             said.append(f"ledger lacks steps {sorted(missing)}")
         if ops_world.seed_file(task.fixture_dir) is not None:
-            state = await ops_world.world_state(request.world_id)
+            state = await ops_world.world_state(deps.ops_url, request.world_id)
             duplicates += duplicate_effects(state)
             repeated += repeated_keys(state)
         if said:

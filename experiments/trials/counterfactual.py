@@ -18,6 +18,7 @@ from pathlib import Path
 from temporalio.client import Client
 
 from agent import ops_world
+from agent.dependencies import Dependencies
 from agent.postconditions import check
 from contracts import ProviderConfig, RunRequest, RunResult, Usage
 from contracts.errors import StarterError
@@ -80,7 +81,7 @@ async def fork_trial(task: Task, seed: int, lab: Lab, run_id: str) -> Counterfac
         async with asyncio.timeout(FORK_TIMEOUT_S):
             result = await _run(client, request)
         record = record.model_copy(update={"wall_time_s": time.monotonic() - started})
-        return await _measure(record, task, client, request, result)
+        return await _measure(record, task, client, lab.cluster.dependencies, request, result)
     except Exception as error:  # the lab failed, not the agent: the fork counts as failed
         update = {"infrastructure_error": f"{type(error).__name__}: {error}", "wall_time_s": time.monotonic() - started}
         return record.model_copy(update=update)
@@ -96,12 +97,12 @@ async def _run(client: Client, request: RunRequest) -> RunResult:
 
 
 async def _measure(
-    record: CounterfactualRecord, task: Task, client: Client, request: RunRequest, result: RunResult
+    record: CounterfactualRecord, task: Task, client: Client, deps: Dependencies, request: RunRequest, result: RunResult
 ) -> CounterfactualRecord:
-    judged = await check(Path(result.workspace), task.spec.postconditions, world_id=request.world_id)
+    judged = await check(deps, Path(result.workspace), task.spec.postconditions, world_id=request.world_id)
     duplicates = 0
     if ops_world.seed_file(task.fixture_dir) is not None:
-        duplicates = duplicate_effects(await ops_world.world_state(request.world_id))
+        duplicates = duplicate_effects(await ops_world.world_state(deps.ops_url, request.world_id))
     carried = request.resume.usage if request.resume is not None else Usage()
     parent = request.fork.parent_run_id if request.fork is not None else ""
     diff = await asyncio.to_thread(lambda: diff_runs(read_run(parent), read_run(request.run_id)))

@@ -58,7 +58,8 @@ def faults_fired(
     if kind == FaultKind.NONE:
         return [], None
     if kind == FaultKind.MODEL_NOISE:
-        injected = [fault for run_id in outcome.run_ids for fault in read_injected(run_id)]
+        logged = lab.cluster.dependencies.injected
+        injected = [fault for run_id in outcome.run_ids for fault in read_injected(logged, run_id)]
         return ([kind.value] if injected else []), None
     if kind == FaultKind.SERVER_RESTART:
         return ([kind.value] if outcome.server_restarted_at else []), None

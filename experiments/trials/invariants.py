@@ -7,7 +7,7 @@ from __future__ import annotations
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from agent.ledger import ledger_path
+from agent.dependencies_from_environment import from_environment
 from contracts.errors import LabError
 from lab.invariants import check_run, fetch_generations, gather
 
@@ -16,7 +16,7 @@ async def trial_invariants(client: Client, run_id: str) -> tuple[list[str] | Non
     """Each violation as `rule: what (events)`; or None and why the run could not be checked."""
     try:
         generations = await fetch_generations(client, run_id)
-        ledger = ledger_path(run_id)
+        ledger = from_environment().ledgers.path(run_id)
         report = check_run(gather(run_id, ledger if ledger.is_file() else None, generations))
     except (RPCError, LabError, OSError) as error:
         return None, f"{type(error).__name__}: {error}"

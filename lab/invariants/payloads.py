@@ -15,7 +15,7 @@ from google.protobuf.message import DecodeError
 from pydantic import BaseModel, JsonValue, ValidationError
 from temporalio.api.common.v1 import Payload, Payloads
 
-from agent import artifacts
+from agent.dependencies_from_environment import from_environment
 from contracts.errors import ArtifactMissing
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -59,7 +59,7 @@ def _stored(reference: Payload) -> Payload:
         raise ValueError("a reference to the artifact store that names no artifact") from None
     stored = Payload()
     try:
-        stored.ParseFromString(artifacts.get_bytes(sha256))
+        stored.ParseFromString(from_environment().artifacts.get_bytes(sha256))
     except DecodeError:
         raise ValueError(f"artifact {sha256[:16]}... is not a payload") from None
     return stored

@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from agent import artifacts
+from agent.dependencies_from_environment import from_environment
 
 KEPT = Path(__file__).parent / "artifacts"
 _REFERENCE = base64.b64encode(b"temporal.api.sdk.v1.ExternalStorageReference").decode()
@@ -36,12 +36,12 @@ def keep(history: object) -> None:
     """Copy what `history` refers to out of this machine's artifact store, next to it."""
     KEPT.mkdir(exist_ok=True)
     for sha256 in referenced(history):
-        shutil.copyfile(artifacts.path_of(sha256), KEPT / sha256)
+        shutil.copyfile(from_environment().artifacts.path_of(sha256), KEPT / sha256)
 
 
 def install() -> None:
     """Put every kept payload into the current artifact store (settings.data_dir)."""
     for kept in KEPT.glob("*"):
-        target = artifacts.path_of(kept.name)
+        target = from_environment().artifacts.path_of(kept.name)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(kept, target)

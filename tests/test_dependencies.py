@@ -1,0 +1,98 @@
+"""What the core uses is handed in (agent.dependencies): built from a worker's environment in one
+place, with no I/O, keys kept out of its repr; the activities, methods of objects built with it,
+keep the names recorded histories schedule; two data directories in one process stay apart."""
+
+from __future__ import annotations
+
+import ast
+from datetime import UTC, datetime
+from pathlib import Path
+
+from activities.registered import all_activities
+from agent.dependencies import Dependencies
+from agent.dependencies_from_environment import from_environment
+from contracts.ledger import LedgerEntry
+from settings import PROJECT_ROOT
+
+# Every name a worker registered before the activities became methods: a recorded history
+# names them, so none may go missing or change.
+REGISTERED = {
+    "prepare_workspace",
+    "compile_goal",
+    "draft_plan",
+    "plan",
+    "propose_action",
+    "verify_proposal",
+    "execute_tool",
+    "execute_read_only_tool",
+    "check_postconditions",
+    "record_step",
+    "append_ledger",
+    "verify_and_read",
+    "execute_and_check",
+    "record_then_propose",
+    "prepare_fork",
+    "prepare_subtask",
+    "merge_subtask",
+}
+
+
+def test_a_worker_s_dependencies_come_from_its_environment_without_io(tmp_path: Path) -> None:
+    data = tmp_path / "not-made-yet"
+    env = {
+        "AGENT_LAB_DATA": str(data),
+        "AGENT_LAB_OPS_URL": "http://127.0.0.1:9",
+        "AGENT_LAB_SANDBOX": "process",
+        "AGENT_LAB_FAULT_PLAN": str(tmp_path / "plan.json"),
+        "LAB_TEST_KEY": "sk-secret",
+        "UNRELATED": "x",
+    }
+    deps = from_environment(env)
+    assert deps.data_dir == data and deps.ops_url == "http://127.0.0.1:9" and deps.sandbox == "process"
+    assert deps.fault_plan == tmp_path / "plan.json"
+    assert dict(deps.api_keys) == {"LAB_TEST_KEY": "sk-secret"} and deps.api_key("LAB_TEST_KEY") == "sk-secret"
+    assert "sk-secret" not in repr(deps)
+    # The stores are made on first use, not when the object is built.
+    assert deps.artifacts.directory == data / "artifacts" and deps.ledgers.directory == data / "ledgers"
+    assert not data.exists()
+
+    bare = from_environment({"AGENT_LAB_DATA": str(data)})
+    assert (bare.ops_url, bare.sandbox, bare.fault_plan, dict(bare.api_keys)) == (None, "auto", None, {})
+
+
+def test_the_activities_keep_every_name_registered_before() -> None:
+    registered = all_activities(Dependencies(data_dir=Path("/nonexistent")))
+    names = [activity.__temporal_activity_definition.name for activity in registered]  # type: ignore[attr-defined]
+    assert sorted(names) == sorted(REGISTERED) and len(names) == len(set(names))
+
+
+def test_two_data_directories_in_one_process_stay_apart(tmp_path: Path) -> None:
+    """What an environment variable could not do: two sets of dependencies side by side."""
+    one, two = Dependencies(data_dir=tmp_path / "one"), Dependencies(data_dir=tmp_path / "two")
+    entry = LedgerEntry(event_id="r/run/run_started", type="run_started", run_id="r", time=datetime.now(UTC))
+    one.ledgers.append("r", [entry], "w")
+    assert one.ledgers.path("r").is_file() and not two.ledgers.path("r").exists()
+    stored = two.artifacts.put_bytes(b"payload")
+    assert Path(stored.path).is_relative_to(tmp_path / "two") and not (tmp_path / "one" / "artifacts").exists()
+
+
+def test_only_the_builder_reads_the_environment_in_the_core() -> None:
+    """The import contract keeps `settings` out of `agent`; this keeps `os.environ` and
+    `os.getenv` out of it too, but for the builder, and the places that pass an environment
+    on (a child's) or read the Docker SDK's own variable."""
+    allowed = {
+        "agent/dependencies_from_environment.py",  # the builder
+        "agent/checkpoint_git.py",  # PATH for the git it spawns
+        "agent/policy/tool_arguments.py",  # the secrets an argument must not carry: an `environ` given, else this one
+        "agent/policy/python_code.py",  # names `os.environ` as something a script may not read
+        "agent/sandbox/docker_engine.py",  # DOCKER_HOST, as the Docker SDK itself reads it
+    }
+    readers = []
+    for path in sorted((PROJECT_ROOT / "agent").rglob("*.py")):
+        name = path.relative_to(PROJECT_ROOT).as_posix()
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            attribute = isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv")
+            if attribute and isinstance(node.value, ast.Name) and node.value.id == "os":  # type: ignore[attr-defined]
+                readers.append(name)
+    assert sorted(set(readers) - allowed) == []
