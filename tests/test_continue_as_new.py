@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from agent.ledger import ledger_path, read_events, verify_ledger
+from agent.ledger import read_events, verify_ledger
 from agent.postconditions import check
 from contracts import RunRequest, RunSnapshot, RunState, SubtaskProgress, TaskProgress, Usage
 from host.build import build_worker
@@ -21,6 +21,7 @@ from lab.catalog import Task
 from lab.invariants import RULES, check_run, fetch_generations, gather
 from lab.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
+from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -64,7 +65,7 @@ async def test_a_long_run_continues_as_new_and_carries_its_state(
     # Every step of every generation is in the result, numbered without gaps or repeats.
     assert [s.step for s in result.steps] == list(range(1, len(result.steps) + 1))
     assert [s.task_id for s in result.steps][:3] == ["rename-definition"] * 3
-    assert (await check(Path(result.workspace), rename_task.spec.postconditions)).passed
+    assert (await check(lab_deps(), Path(result.workspace), rename_task.spec.postconditions)).passed
 
     # Each generation kept its history under the threshold (plus the step in flight).
     runs = [run async for run in client.list_workflows(f"WorkflowId = '{request.run_id}'")]
@@ -74,9 +75,9 @@ async def test_a_long_run_continues_as_new_and_carries_its_state(
         assert len(events) < SUGGEST_AFTER_EVENTS * 2
 
     # One ledger across generations, one unbroken chain.
-    report = verify_ledger(ledger_path(request.run_id))
+    report = verify_ledger(lab_deps().ledgers.path(request.run_id))
     assert report.ok
-    commits = [e.step for e in read_events(ledger_path(request.run_id)) if e.type == "commit"]
+    commits = [e.step for e in read_events(lab_deps().ledgers.path(request.run_id)) if e.type == "commit"]
     assert commits == [s.step for s in result.steps if s.outcome == "committed"]
 
 
@@ -95,7 +96,7 @@ async def test_the_invariants_read_every_generation_as_one_run(
     generations = await fetch_generations(client, request.run_id)
     assert generations is not None and len(generations) == result.generations >= 3
 
-    ledger = ledger_path(request.run_id)
+    ledger = lab_deps().ledgers.path(request.run_id)
     whole = gather(request.run_id, ledger, generations)
     assert whole.history is not None
     assert [(s.step, s.outcome) for s in whole.history.steps] == [(s.step, "commit") for s in result.steps]
