@@ -13,10 +13,9 @@ import yaml
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.fused import execute_and_check, record_then_propose, verify_and_read
+from activities.fused import FusedActivities
 from agent.conversation import load_turns
 from agent.ledger.read import read_events
-from agent.ledger.store import ledger_path
 from contracts import (
     ActionProposal,
     CheckPostconditionsInput,
@@ -34,6 +33,7 @@ from contracts import (
 )
 from contracts.script import Script
 from lab.catalog import Task
+from tests.lab_dependencies import lab_deps
 
 NOW = datetime(2026, 12, 2, tzinfo=UTC)
 
@@ -44,31 +44,38 @@ def _call(workspace: Path, tool: str, **arguments: object) -> ExecuteToolInput:
 
 
 @pytest.fixture
+def fused() -> FusedActivities:
+    """The fused activities as a worker registers them: methods of an object built with the
+    Dependencies the worker hands its activities."""
+    return FusedActivities(lab_deps())
+
+
+@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     (tmp_path / "notes.txt").write_text("todo\n")
     return tmp_path
 
 
-async def test_an_allowed_read_is_verified_and_run(workspace: Path) -> None:
+async def test_an_allowed_read_is_verified_and_run(fused: FusedActivities, workspace: Path) -> None:
     done = await ActivityEnvironment().run(
-        verify_and_read, VerifyAndReadInput(execution=_call(workspace, "read_file", path="notes.txt"))
+        fused.verify_and_read, VerifyAndReadInput(execution=_call(workspace, "read_file", path="notes.txt"))
     )
     assert done.verdict.decision == "allow"
     assert done.result is not None and done.result.ok and "todo" in done.result.output
 
 
-async def test_a_rejected_read_is_not_run(workspace: Path) -> None:
+async def test_a_rejected_read_is_not_run(fused: FusedActivities, workspace: Path) -> None:
     escaping = _call(workspace, "read_file", path="../../etc/passwd")
-    done = await ActivityEnvironment().run(verify_and_read, VerifyAndReadInput(execution=escaping))
+    done = await ActivityEnvironment().run(fused.verify_and_read, VerifyAndReadInput(execution=escaping))
     assert done.verdict.decision == "reject"
     assert done.verdict.reason_code == ReasonCode.PATH_OUTSIDE_WORKSPACE
     assert done.result is None
 
 
-async def test_only_a_read_only_tool_is_verified_and_run_locally(workspace: Path) -> None:
+async def test_only_a_read_only_tool_is_verified_and_run_locally(fused: FusedActivities, workspace: Path) -> None:
     write = _call(workspace, "write_file", path="notes.txt", content="done\n")
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(verify_and_read, VerifyAndReadInput(execution=write))
+        await ActivityEnvironment().run(fused.verify_and_read, VerifyAndReadInput(execution=write))
     assert raised.value.type == "BadInput" and raised.value.non_retryable
     assert (workspace / "notes.txt").read_text() == "todo\n"
 
@@ -80,39 +87,41 @@ def _checked(workspace: Path, call: ExecuteToolInput) -> ExecuteAndCheckInput:
     return ExecuteAndCheckInput(execution=call, check=check)
 
 
-async def test_a_call_that_succeeded_is_checked_after(workspace: Path) -> None:
+async def test_a_call_that_succeeded_is_checked_after(fused: FusedActivities, workspace: Path) -> None:
     write = _call(workspace, "write_file", path="notes.txt", content="done\n")
-    done = await ActivityEnvironment().run(execute_and_check, _checked(workspace, write))
+    done = await ActivityEnvironment().run(fused.execute_and_check, _checked(workspace, write))
     assert done.result.ok and not done.result.replayed
     assert done.check is not None and done.check.passed
 
 
-async def test_a_call_that_failed_is_not_checked(workspace: Path) -> None:
+async def test_a_call_that_failed_is_not_checked(fused: FusedActivities, workspace: Path) -> None:
     missing = _call(workspace, "replace_in_file", path="absent.txt", old="a", new="b")
-    done = await ActivityEnvironment().run(execute_and_check, _checked(workspace, missing))
+    done = await ActivityEnvironment().run(fused.execute_and_check, _checked(workspace, missing))
     assert not done.result.ok
     assert done.check is None
 
 
-async def test_a_retry_gets_the_recorded_call_and_checks_again(workspace: Path) -> None:
+async def test_a_retry_gets_the_recorded_call_and_checks_again(fused: FusedActivities, workspace: Path) -> None:
     """As after a worker killed between the call and its check: the call's idempotency key
     returns what it did, and the state it left is checked again."""
     write = _call(workspace, "write_file", path="notes.txt", content="done\n")
-    first = await ActivityEnvironment().run(execute_and_check, _checked(workspace, write))
+    first = await ActivityEnvironment().run(fused.execute_and_check, _checked(workspace, write))
     (workspace / "notes.txt").write_text("changed since\n")
-    again = await ActivityEnvironment().run(execute_and_check, _checked(workspace, write))
+    again = await ActivityEnvironment().run(fused.execute_and_check, _checked(workspace, write))
     assert first.result.ok and again.result.replayed
     assert (workspace / "notes.txt").read_text() == "changed since\n", "the call did not act again"
     assert again.check is not None and not again.check.passed, "the check read the state as it is"
 
 
-async def test_nothing_to_check_is_not_checked(workspace: Path) -> None:
+async def test_nothing_to_check_is_not_checked(fused: FusedActivities, workspace: Path) -> None:
     write = _call(workspace, "write_file", path="notes.txt", content="done\n")
-    done = await ActivityEnvironment().run(execute_and_check, ExecuteAndCheckInput(execution=write))
+    done = await ActivityEnvironment().run(fused.execute_and_check, ExecuteAndCheckInput(execution=write))
     assert done.result.ok and done.check is None
 
 
-async def test_a_steps_record_is_written_before_the_proposal_that_reads_it(bugfix_task: Task) -> None:
+async def test_a_steps_record_is_written_before_the_proposal_that_reads_it(
+    fused: FusedActivities, bugfix_task: Task
+) -> None:
     """The proposal sees the turn the record stored (the scripted model answers by how many
     turns it was shown), and the step's ledger events are on disk."""
     run_id = f"run-{uuid.uuid4().hex[:8]}"
@@ -131,11 +140,13 @@ async def test_a_steps_record_is_written_before_the_proposal_that_reads_it(bugfi
     asked = ProposeActionInput(
         provider=ProviderConfig(script_path=str(bugfix_task.script_path)), goal="g", run_id=run_id
     )
-    done = await ActivityEnvironment().run(record_then_propose, RecordThenProposeInput(record=record, propose=asked))
+    done = await ActivityEnvironment().run(
+        fused.record_then_propose, RecordThenProposeInput(record=record, propose=asked)
+    )
     assert done.recorded is not None and done.recorded.conversation is not None
-    assert [turn.step for turn in load_turns(done.recorded.conversation)] == [1]
+    assert [turn.step for turn in load_turns(lab_deps().artifacts, done.recorded.conversation)] == [1]
     assert done.proposed.proposal == second
-    assert [written.event_id for written in read_events(ledger_path(run_id))] == [event.event_id]
+    assert [written.event_id for written in read_events(lab_deps().ledgers.path(run_id))] == [event.event_id]
 
-    nothing_waits = await ActivityEnvironment().run(record_then_propose, RecordThenProposeInput(propose=asked))
+    nothing_waits = await ActivityEnvironment().run(fused.record_then_propose, RecordThenProposeInput(propose=asked))
     assert nothing_waits.recorded is None and nothing_waits.proposed.proposal == first
