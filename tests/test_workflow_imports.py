@@ -10,10 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from temporalio import activity
+
+from activities.registered import all_activities
 from agent.tools.registry import READ_ONLY_TOOLS as REGISTRY_READ_ONLY
 from agent.tools.registry import TOOLS
 from contracts import RiskLevel
+from contracts.activity_names import SCHEDULED
 from contracts.tools import READ_ONLY_TOOLS, TOOL_FACTS
+from tests.lab_dependencies import lab_deps
 
 ROOT = Path(__file__).resolve().parent.parent
 # The core's modules workflow code imports: each imports only contracts.
@@ -50,7 +55,7 @@ def test_importing_the_workflow_loads_no_sandbox_policy_git_or_database() -> Non
     project, everything = _loaded_by_importing_the_workflow()
     assert not {"agent.sandbox", "agent.policy", "agent.execution", "git", "sqlite3", "activities"} & everything
     assert "settings" not in everything
-    # Only the workflow package, the contracts and the pure part of the core (49 modules, where
+    # Only the workflow package, the contracts and the pure part of the core (47 modules, where
     # importing the activities loaded 196).
     outside = [name for name in project if name.split(".")[0] not in ("workflows", "contracts")]
     assert set(outside) <= PURE_CORE, outside
@@ -67,3 +72,9 @@ def test_the_tool_facts_agree_with_the_registry() -> None:
         assert facts.read_only == (tool.risk == RiskLevel.READ and not tool.uses_sandbox), name
         assert facts.external_effects == tool.external_effects, name
         assert facts.approval_rule == (tool.approval_rule is not None), name
+
+
+def test_the_worker_registers_every_name_the_workflow_schedules() -> None:
+    """The workflow names its activities (contracts.activity_names); a worker registers them."""
+    registered = {activity._Definition.must_from_callable(fn).name for fn in all_activities(lab_deps())}
+    assert registered >= SCHEDULED, SCHEDULED - registered
