@@ -229,6 +229,7 @@ import asyncio.subprocess, concurrent.futures.thread
 from pathlib import Path
 from agent.sandbox import bubblewrap
 import tests.test_sandbox_leaks as leaks
+from tests.lab_dependencies import lab_deps
 uid, workspace = int(sys.argv[1]), Path(sys.argv[2])
 os.setgroups([])
 os.setresgid(uid, uid, uid)
