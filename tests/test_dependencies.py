@@ -5,14 +5,19 @@ keep the names recorded histories schedule; two data directories in one process 
 from __future__ import annotations
 
 import ast
+import os
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from activities.registered import all_activities
 from agent.dependencies import Dependencies
 from agent.dependencies_from_environment import from_environment
 from contracts.ledger import LedgerEntry
+from lab.providers import ProviderChoice
 from settings import PROJECT_ROOT
+from starter.run_command import run_dependencies
 
 # Every name a worker registered before the activities became methods: a recorded history
 # names them, so none may go missing or change.
@@ -96,3 +101,15 @@ def test_only_the_builder_reads_the_environment_in_the_core() -> None:
             if attribute and isinstance(node.value, ast.Name) and node.value.id == "os":  # type: ignore[attr-defined]
                 readers.append(name)
     assert sorted(set(readers) - allowed) == []
+
+
+def test_the_starter_hands_its_service_and_the_given_key_to_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--api-key` and the service the starter started reach the run's worker or baseline in its
+    Dependencies; this process's environment is left as it was."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("AGENT_LAB_OPS_URL", raising=False)
+    choice = ProviderChoice.resolve("openai", "a-model", "https://api.example.invalid/v1", "sk-given", 0)
+    deps = run_dependencies("http://127.0.0.1:9", choice)
+    assert deps.ops_url == "http://127.0.0.1:9" and deps.api_key("OPENAI_API_KEY") == "sk-given"
+    assert "OPENAI_API_KEY" not in os.environ and "AGENT_LAB_OPS_URL" not in os.environ
+    assert "sk-given" not in repr(choice)
