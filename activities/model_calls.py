@@ -1,4 +1,5 @@
-"""The model activities: goal compilation, planning and action proposals.
+"""The model activities: goal compilation and planning (a step's proposal goes with the last
+step's record, `activities/fused.py`).
 
 Every attempt's usage is counted: a failed attempt records what it cost (`activity_boundary`),
 and the attempt that succeeds returns those costs beside its own (`failed_attempts`).
@@ -17,8 +18,6 @@ from contracts import (
     CompileGoalResult,
     DraftPlanInput,
     DraftPlanResult,
-    ProposeActionInput,
-    ProposeActionResult,
 )
 
 
@@ -36,18 +35,4 @@ class ModelActivities:
     async def draft_plan(self, request: DraftPlanInput) -> DraftPlanResult:
         async with activity_boundary(self.deps.attempts):
             result = await model_calls.draft_plan(self.deps, request)
-        return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures(self.deps.attempts)})
-
-    @activity.defn(name="plan")
-    async def plan(self, request: DraftPlanInput) -> DraftPlanResult:
-        """`draft_plan` under the name runs started before it was renamed still schedule
-        (workflows.patches: `DRAFT_PLAN_ACTIVITY`)."""
-        return await self.draft_plan(request)
-
-    @activity.defn(name="propose_action")
-    async def propose_action(self, request: ProposeActionInput) -> ProposeActionResult:
-        # The provider sees which attempt this is (a seeded noisy provider draws per attempt).
-        request = request.model_copy(update={"attempt": activity.info().attempt})
-        async with activity_boundary(self.deps.attempts):
-            result = await model_calls.propose_action(self.deps, request)
         return result.model_copy(update={"failed_attempts": await attempt_usage.earlier_failures(self.deps.attempts)})

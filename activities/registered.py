@@ -4,7 +4,6 @@ built with the worker's Dependencies (what the core uses: its data directory, it
 from collections.abc import Callable
 from typing import Any
 
-from activities.execution import ToolActivities
 from activities.fused import FusedActivities
 from activities.ledger import LedgerActivities
 from activities.model_calls import ModelActivities
@@ -17,8 +16,9 @@ from agent.dependencies import Dependencies
 
 
 def all_activities(deps: Dependencies) -> list[Callable[..., Any]]:
-    """Every activity, under the name runs schedule it by (recorded histories name them)."""
-    tools = ToolActivities(deps)
+    """Every activity the workflow schedules (contracts.activity_names.SCHEDULED), under that name.
+    The names only runs of builds before docs/decisions/0006 scheduled (`RETIRED`) are not
+    registered: those runs finish on the build that started them."""
     models = ModelActivities(deps)
     fused = FusedActivities(deps)
     workspaces = WorkspaceActivities(deps)
@@ -27,11 +27,7 @@ def all_activities(deps: Dependencies) -> list[Callable[..., Any]]:
         workspaces.prepare_workspace,
         models.compile_goal,
         models.draft_plan,
-        models.plan,  # the name runs started before draft_plan still schedule
-        models.propose_action,
         VerificationActivities(deps).verify_proposal,
-        tools.execute_tool,
-        tools.execute_read_only_tool,
         PostconditionActivities(deps).check_postconditions,
         StepRecordActivities(deps).record_step,
         LedgerActivities(deps).append_ledger,

@@ -14,32 +14,11 @@ import pytest
 from activities.registered import all_activities
 from agent.dependencies import Dependencies
 from agent.dependencies_from_environment import from_environment
+from contracts.activity_names import RETIRED, SCHEDULED
 from contracts.ledger import LedgerEntry
-from lab.providers import ProviderChoice
+from lab.models.providers import ProviderChoice
 from settings import PROJECT_ROOT
 from starter.run_command import run_dependencies
-
-# Every name a worker registered before the activities became methods: a recorded history
-# names them, so none may go missing or change.
-REGISTERED = {
-    "prepare_workspace",
-    "compile_goal",
-    "draft_plan",
-    "plan",
-    "propose_action",
-    "verify_proposal",
-    "execute_tool",
-    "execute_read_only_tool",
-    "check_postconditions",
-    "record_step",
-    "append_ledger",
-    "verify_and_read",
-    "execute_and_check",
-    "record_then_propose",
-    "prepare_fork",
-    "prepare_subtask",
-    "merge_subtask",
-}
 
 
 def test_a_worker_s_dependencies_come_from_its_environment_without_io(tmp_path: Path) -> None:
@@ -65,10 +44,12 @@ def test_a_worker_s_dependencies_come_from_its_environment_without_io(tmp_path: 
     assert (bare.ops_url, bare.sandbox, bare.fault_plan, dict(bare.api_keys)) == (None, "auto", None, {})
 
 
-def test_the_activities_keep_every_name_registered_before() -> None:
+def test_the_activities_are_registered_under_the_names_the_workflow_schedules() -> None:
+    """Exactly those: a name only retired builds scheduled (docs/decisions/0006) is not offered."""
     registered = all_activities(Dependencies(data_dir=Path("/nonexistent")))
     names = [activity.__temporal_activity_definition.name for activity in registered]  # type: ignore[attr-defined]
-    assert sorted(names) == sorted(REGISTERED) and len(names) == len(set(names))
+    assert set(names) == SCHEDULED and len(names) == len(set(names))
+    assert not set(names) & RETIRED
 
 
 def test_two_data_directories_in_one_process_stay_apart(tmp_path: Path) -> None:

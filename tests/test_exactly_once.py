@@ -18,15 +18,15 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.execution import ToolActivities
+from activities.fused import FusedActivities
 from agent.effects.keys import canonical_json, idempotency_key
 from agent.execution import execute
 from agent.sandbox.process import ProcessSandbox
 from agent.tools.context import ToolContext
 from agent.tools.registry import TOOLS
-from contracts import ActionProposal, ExecuteToolInput, ToolResult
+from contracts import ActionProposal, ExecuteAndCheckInput, ExecuteToolInput, ToolResult
 from contracts.errors import ToolUnavailable
-from experiments.ops_service import OpsServiceProcess
+from ops_service import OpsServiceProcess
 from tests.conftest import free_port
 from tests.lab_dependencies import lab_deps
 
@@ -216,7 +216,8 @@ async def test_the_activity_turns_service_down_into_a_retryable_error(
     monkeypatch.setenv("AGENT_LAB_OPS_URL", url)
     run = Run(url, tmp_path)
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(ToolActivities(lab_deps()).execute_tool, run.request())
+        call = ExecuteAndCheckInput(execution=run.request())
+        await ActivityEnvironment().run(FusedActivities(lab_deps()).execute_and_check, call)
     assert raised.value.type == "ToolUnavailable"
     assert raised.value.non_retryable is False
     assert await recorded(run.key()) == "intent"

@@ -14,6 +14,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.boundary import to_application_error
+from activities.fused import FusedActivities
 from activities.model_calls import ModelActivities
 from agent.providers import completions, schemas
 from agent.providers.factory import build_provider
@@ -27,7 +28,9 @@ from contracts import (
     PlanTask,
     Price,
     ProposeActionInput,
+    ProposeActionResult,
     ProviderConfig,
+    RecordThenProposeInput,
     Turn,
 )
 from contracts.errors import ProviderAuthError, ProviderError, ProviderRequestError, ProviderUnavailable
@@ -35,6 +38,12 @@ from tests.fake_openai_server import REQUEST_ID, FakeOpenAIServer, Scripted
 from tests.lab_dependencies import lab_deps
 
 KEY_ENV = "LAB_TEST_OPENAI_KEY"
+
+
+async def propose_through_the_worker(request: ProposeActionInput) -> ProposeActionResult:
+    """A proposal as a worker makes it: `record_then_propose`, with no record waiting."""
+    recorded = await FusedActivities(lab_deps()).record_then_propose(RecordThenProposeInput(propose=request))
+    return recorded.proposed
 
 
 def keyed_provider(config: ProviderConfig) -> OpenAIProvider:
@@ -444,7 +453,7 @@ async def test_propose_action_activity_uses_the_provider(server: FakeOpenAIServe
     config = config_for(server)
     server.answer(READ)
 
-    result = await ActivityEnvironment().run(ModelActivities(lab_deps()).propose_action, request_for(config))
+    result = await ActivityEnvironment().run(propose_through_the_worker, request_for(config))
 
     assert result.proposal == ActionProposal(tool="read_file", arguments={"path": "a.py"}, thought="look")
     assert result.usage.provider == "openai"
@@ -471,7 +480,7 @@ async def test_propose_action_activity_raises_typed_application_errors(
     server.error(status, "no", headers=headers)
 
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(ModelActivities(lab_deps()).propose_action, request_for(config_for(server)))
+        await ActivityEnvironment().run(propose_through_the_worker, request_for(config_for(server)))
 
     error = raised.value
     assert (error.type, error.non_retryable, error.next_retry_delay) == (error_type, non_retryable, delay)

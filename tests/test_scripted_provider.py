@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from lab.catalog import Task
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
+from activities.fused import FusedActivities
 from activities.model_calls import ModelActivities
 from agent.providers.scripted import ScriptedProvider
 from contracts import (
@@ -22,12 +24,13 @@ from contracts import (
     GoalSpec,
     PlanTask,
     ProposeActionInput,
+    ProposeActionResult,
     ProviderConfig,
+    RecordThenProposeInput,
     Turn,
 )
 from contracts.errors import ScriptError
 from contracts.script import Script
-from lab.catalog import Task
 from tests.lab_dependencies import lab_deps
 
 # Tasks declared out of dependency order, with a `finish` and a `give_up` before the end.
@@ -64,6 +67,12 @@ plan:
     title: B
     depends_on: [a]
 """
+
+
+async def propose_through_the_worker(request: ProposeActionInput) -> ProposeActionResult:
+    """A proposal as a worker makes it: `record_then_propose`, with no record waiting."""
+    recorded = await FusedActivities(lab_deps()).record_then_propose(RecordThenProposeInput(propose=request))
+    return recorded.proposed
 
 
 def write_script(tmp_path: Path, text: str, name: str = "script.yaml") -> Path:
@@ -287,7 +296,7 @@ async def test_plan_activity_returns_the_scripted_plan(bugfix_task: Task) -> Non
 
 async def test_propose_action_activity_follows_the_script(bugfix_task: Task) -> None:
     result = await ActivityEnvironment().run(
-        ModelActivities(lab_deps()).propose_action,
+        propose_through_the_worker,
         request(bugfix_task.script_path, task=PlanTask(id="fix-median", title="t")),
     )
     assert result.proposal is not None
@@ -324,7 +333,7 @@ async def test_plan_script_error_is_non_retryable_application_error(tmp_path: Pa
 async def test_propose_action_script_error_is_non_retryable_application_error(tmp_path: Path) -> None:
     missing = tmp_path / "missing.yaml"
     with pytest.raises(ApplicationError) as raised:
-        await ActivityEnvironment().run(ModelActivities(lab_deps()).propose_action, request(missing))
+        await ActivityEnvironment().run(propose_through_the_worker, request(missing))
     _non_retryable_script_error(raised, missing)
 
 
