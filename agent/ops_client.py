@@ -1,4 +1,4 @@
-"""One way to call the operations service (experiments/ops_service), for the tools that act on
+"""One way to call the operations service (ops_service), for the tools that act on
 it and for the code that seeds and reads a world: the tenant header, timeouts, and what a
 failure means.
 

@@ -1,4 +1,4 @@
-"""A run's world in the operations service (experiments/ops_service): its tenant, named by the
+"""A run's world in the operations service (ops_service): its tenant, named by the
 world id, seeded from the task's fixture before the agent starts and read whole when its
 postconditions are judged.
 

@@ -47,7 +47,7 @@ can help; everything else about an error's handling follows from where it sits h
 
 The Temporal activities turn a LabError into an `ApplicationError` whose type is the class
 name and whose retryability is the class's (`activities/boundary.py`); the baseline retries
-on `retryable` itself. The operations service's HTTP errors (`experiments/ops_service/errors.py`)
+on `retryable` itself. The operations service's HTTP errors (`ops_service/errors.py`)
 stay apart: they belong to a simulated external system, are answered as HTTP statuses, and
 never leave its process.
 """

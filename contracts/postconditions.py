@@ -3,7 +3,7 @@
 They are data, declared by a task spec or a plan, and evaluated by one checker
 (`activities.postconditions`) for both runtimes, so success means the same thing
 whichever runtime produced the state: the workspace's files, or the run's tenant in the
-operations service (`experiments/ops_service`).
+operations service (`ops_service`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from contracts.errors import ConfigError, TaskError
 from contracts.problems import first_problem
 from experiments.config import CounterfactualConfig, ExperimentConfig
-from lab.catalog import SPEC_FILE, TASKS_DIR, list_tasks, load_task
+from lab.runs.catalog import SPEC_FILE, TASKS_DIR, list_tasks, load_task
 
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 

@@ -28,7 +28,7 @@ from experiments.record import keep_record, restore_record
 from experiments.report import read_results, read_trials, write_report
 from experiments.runner import new_experiment_id, reports_dir
 from experiments.trial_record import TrialRecord
-from lab.catalog import load_task
+from lab.runs.catalog import load_task
 
 
 async def run_counterfactuals(config: CounterfactualConfig, *, concurrency: int | None = None) -> Path:
@@ -105,7 +105,7 @@ async def _fork_all(
     from experiments.harness.pool import WorkerPool
     from experiments.trials import FaultBook, Lab
     from experiments.trials.counterfactual import counterfactual_provider, fork_trial
-    from lab.providers import ProviderChoice, provider_for
+    from lab.models.providers import ProviderChoice, provider_for
 
     assert experiment.counterfactual is not None
     spec = experiment.counterfactual.provider

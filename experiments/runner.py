@@ -21,7 +21,7 @@ from experiments.config import ExperimentConfig, FaultKind, with_experiment_sett
 from experiments.config_loader import ConfigError
 from experiments.record import keep_record
 from experiments.trial_record import TrialRecord
-from lab.catalog import load_task
+from lab.runs.catalog import load_task
 from settings import data_dir
 
 # The cluster, the trials, the report and the progress bar load Temporal's SDK, matplotlib and
@@ -145,9 +145,9 @@ async def _run_trials(
     from experiments.harness.pool import WorkerPool
     from experiments.trials import FaultBook, Lab, run_trial
     from experiments.trials.counterfactual import counterfactual_provider
-    from lab.llama_log import LlamaLog
-    from lab.llama_server import keep_only_the_system_prompt, server_log_path, stopped_server
-    from lab.providers import ProviderChoice, provider_for
+    from lab.models.llama_log import LlamaLog
+    from lab.models.llama_server import keep_only_the_system_prompt, server_log_path, stopped_server
+    from lab.models.providers import ProviderChoice, provider_for
 
     progress.status("starting the cluster")
     choice = ProviderChoice.resolve(config.provider.kind, config.provider.model, config.provider.base_url, None, 0)

@@ -26,7 +26,7 @@ from agent.dependencies_from_environment import from_environment
 from contracts.errors import StarterError
 from host import temporal_config
 from lab.invariants import InvariantReport, check_run, fetch_generations, gather, history_story, read_history
-from lab.temporal_server import default_database, is_listening, split_address
+from lab.processes.temporal_server import default_database, is_listening, split_address
 from starter.check_render import render_run, render_tally
 from starter.connection import temporal_connection
 

@@ -16,7 +16,7 @@ import settings
 from contracts.errors import StarterError
 from host import temporal_config
 from host.client import connect, connect_failure_reason
-from lab.temporal_server import DevServer, DevServerOptions, is_listening, split_address
+from lab.processes.temporal_server import DevServer, DevServerOptions, is_listening, split_address
 from workflows import visibility
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lab.run_diff import DiffStep, RunDiff, RunRecord, diff_runs, read_run
+from lab.runs.run_diff import DiffStep, RunDiff, RunRecord, diff_runs, read_run
 
 _WIDTH = 58
 

@@ -13,7 +13,7 @@ from temporalio.service import RPCError
 from agent.dependencies import Dependencies
 from contracts import TASK_QUEUE, RunRequest, RunResult, RunState
 from host.build import build_worker
-from lab.durable_start import start_durable_run
+from lab.runs.durable_start import start_durable_run
 from starter.connection import Connection
 from starter.render import Printer
 from workflows import AgentRunWorkflow, visibility

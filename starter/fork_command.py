@@ -8,9 +8,9 @@ from pathlib import Path
 
 from contracts import ProviderConfig
 from host.build import build_worker
-from lab.catalog import load_task
-from lab.fork import fork_request
-from lab.providers import ProviderChoice, provider_for
+from lab.models.providers import ProviderChoice, provider_for
+from lab.runs.catalog import load_task
+from lab.runs.fork import fork_request
 from settings import in_project
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable

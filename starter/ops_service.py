@@ -16,8 +16,8 @@ from pathlib import Path
 import settings
 from agent.ops_world import seed_file
 from contracts.errors import InfrastructureError, StarterError
-from experiments.ops_service import OpsServiceProcess
-from lab.catalog import Task
+from lab.runs.catalog import Task
+from ops_service import OpsServiceProcess
 from starter.render import Printer
 
 OPS_URL_VARIABLE = "AGENT_LAB_OPS_URL"

@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 from contracts.errors import StarterError
-from experiments.ops_service.database import Database
-from experiments.ops_service.server import OpsServer, serve
+from ops_service.database import Database
+from ops_service.server import OpsServer, serve
 from starter.ops_service import OPS_URL_VARIABLE
 
 DEFAULT_PORT = 7280

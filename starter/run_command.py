@@ -11,10 +11,10 @@ from agent.dependencies_from_environment import from_environment
 from agent.postconditions import check
 from contracts import PostconditionOutcome, PostconditionResult, ProviderConfig, RunRequest, RunResult
 from contracts.errors import BadInput, LabError, StarterError
-from lab.catalog import Task
-from lab.llama_server import stopped_server
-from lab.providers import ProviderChoice, provider_for
-from lab.temporal_server import DevServer
+from lab.models.llama_server import stopped_server
+from lab.models.providers import ProviderChoice, provider_for
+from lab.processes.temporal_server import DevServer
+from lab.runs.catalog import Task
 from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable

@@ -7,7 +7,7 @@ import asyncio
 import signal
 
 from contracts.errors import StarterError
-from lab.temporal_server import DevServer, DevServerOptions, default_database, is_listening
+from lab.processes.temporal_server import DevServer, DevServerOptions, default_database, is_listening
 
 
 async def serve(port: int, ui_port: int) -> int:

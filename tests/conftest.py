@@ -17,9 +17,9 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from agent.sandbox.identity import workspace_owner
-from experiments.ops_service import OpsServiceProcess
 from host.converter import DATA_CONVERTER
-from lab.catalog import Task, load_task
+from lab.runs.catalog import Task, load_task
+from ops_service import OpsServiceProcess
 from workflows import visibility
 
 BIN_DIR = Path(sysconfig.get_path("scripts"))

@@ -14,8 +14,8 @@ import pytest
 
 from contracts import TASK_QUEUE, RunResult, RunState
 from experiments.harness import LabCluster
-from lab.catalog import load_task
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT
 from tests.lab_dependencies import lab_deps
 from tests.test_cli import assert_one_line_error

@@ -17,7 +17,7 @@ import pytest
 
 from agent import ops_world
 from agent.sandbox import SandboxUnavailable, select_sandbox
-from lab.catalog import list_tasks
+from lab.runs.catalog import list_tasks
 from settings import PROJECT_ROOT
 from tests.lab_dependencies import lab_deps
 

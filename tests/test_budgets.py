@@ -14,8 +14,8 @@ from baseline import BaselineLoop
 from contracts import PlanTask, ProposeActionInput, ProposeActionResult, RunBudget, RunState, ToolSpec, Usage
 from contracts.errors import ProviderUnavailable
 from host.build import build_worker
-from lab.catalog import Task
-from lab.run_request import build_request
+from lab.runs.catalog import Task
+from lab.runs.run_request import build_request
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run

@@ -20,8 +20,8 @@ from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
 from contracts import ActionProposal, ProposeActionInput, ProposeActionResult, ProviderConfig, RunResult, RunState
 from contracts.errors import ProviderRequestError
-from lab.catalog import load_task
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.run_request import build_request
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.lab_dependencies import lab_deps
 

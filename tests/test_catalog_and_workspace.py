@@ -17,7 +17,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.workspace import WorkspaceActivities
 from agent.workspace import workspace_path
 from contracts import CommandExitCode, FileContains, PrepareWorkspaceInput
-from lab.catalog import TASKS_DIR, TaskError, list_tasks, load_task
+from lab.runs.catalog import TASKS_DIR, TaskError, list_tasks, load_task
 from tests.lab_dependencies import lab_deps
 
 # --- catalog -------------------------------------------------------------------------------

@@ -26,8 +26,8 @@ from baseline import BaselineLoop
 from contracts import FileContains, Plan, RunRequest, RunResult, RunState, StepRecord
 from contracts.script import Script
 from host.build import build_worker
-from lab.catalog import Task, load_task
-from lab.run_request import build_request
+from lab.runs.catalog import Task, load_task
+from lab.runs.run_request import build_request
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 

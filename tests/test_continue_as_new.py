@@ -17,9 +17,9 @@ from agent.postconditions import check
 from contracts import RunRequest, RunSnapshot, RunState, SubtaskProgress, TaskProgress, Usage
 from host.build import build_worker
 from host.converter import DATA_CONVERTER
-from lab.catalog import Task
 from lab.invariants import RULES, check_run, fetch_generations, gather
-from lab.run_request import build_request
+from lab.runs.catalog import Task
+from lab.runs.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow

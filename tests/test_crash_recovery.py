@@ -25,8 +25,8 @@ from agent.ledger import read_events, verify_ledger
 from agent.postconditions import check
 from contracts import Approve, RunResult, RunState
 from experiments.harness import LabCluster
-from lab.catalog import Task, load_task
-from lab.run_request import build_request
+from lab.runs.catalog import Task, load_task
+from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT
 from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow

@@ -17,8 +17,8 @@ from temporalio.converter import StorageDriverClaim, StorageDriverRetrieveContex
 from contracts.errors import ArtifactMissing
 from host.build import build_worker
 from host.converter import ARTIFACT_DRIVER, DATA_CONVERTER, PAYLOAD_THRESHOLD, ArtifactStoreDriver
-from lab.catalog import Task
-from lab.run_request import build_request
+from lab.runs.catalog import Task
+from lab.runs.run_request import build_request
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 

@@ -18,9 +18,9 @@ import yaml
 
 import settings
 from agent.policy.secrets import is_secret_variable
-from experiments.ops_service.server import HOST as OPS_HOST
 from host import settings as host_settings
-from lab.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS
+from lab.models.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS
+from ops_service.server import HOST as OPS_HOST
 from starter.cli import build_parser
 from starter.ops_service_command import DEFAULT_PORT as OPS_PORT
 
@@ -114,7 +114,18 @@ TEMPORAL_ENVCONFIG = frozenset(
 def source_names() -> frozenset[str]:
     """Every quoted upper-case name in the lab's own Python code: what it can read from the
     environment (`os.environ.get("AGENT_LAB_DATA")`, `api_key_env = "OPENAI_API_KEY"`)."""
-    packages = ("activities", "agent", "baseline", "contracts", "experiments", "host", "lab", "starter", "workflows")
+    packages = (
+        "activities",
+        "agent",
+        "baseline",
+        "contracts",
+        "experiments",
+        "host",
+        "lab",
+        "ops_service",
+        "starter",
+        "workflows",
+    )
     paths = [*ROOT.glob("*.py"), *(path for package in packages for path in (ROOT / package).rglob("*.py"))]
     found: set[str] = set()
     for path in paths:
@@ -216,13 +227,13 @@ def test_ports_are_distinct_on_loopback_and_the_ones_the_code_defaults_to(monkey
     assert worker["AGENT_LAB_OPS_URL"] == f"http://{OPS_HOST}:{OPS_PORT}"
     assert services()["worker"]["network_mode"] == "service:ops"
 
-    # The model server is started as lab/llama_server.py starts it, on the port it publishes.
+    # The model server is started as lab/models/llama_server.py starts it, on the port it publishes.
     model = services()["model"]["command"]
     [(_, _, model_container)] = published("model")
     assert int(flag(model, "--port")) == model_container
     assert flag(model, "--model_alias") == MODEL_ALIAS
     assert int(flag(model, "--n_ctx")) == LOCAL_CONTEXT_TOKENS
-    assert model[:2] == ["python", "lab/llama_entry.py"]
+    assert model[:2] == ["python", "lab/models/llama_entry.py"]
 
 
 def test_prometheus_scrapes_every_port_a_worker_may_take_and_grafana_shows_the_dashboard() -> None:

@@ -13,8 +13,8 @@ from temporalio.service import ConnectConfig
 
 from contracts.errors import StarterError
 from host.client import connect
-from lab import temporal_server
-from lab.temporal_server import DevServer, DevServerOptions
+from lab.processes import temporal_server
+from lab.processes.temporal_server import DevServer, DevServerOptions
 
 
 def _free_port() -> int:

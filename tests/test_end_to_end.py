@@ -16,8 +16,8 @@ from agent.postconditions import check
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunRequest, RunResult, RunState
 from host.build import build_worker
-from lab.catalog import Task, load_task
-from lab.run_request import build_request
+from lab.runs.catalog import Task, load_task
+from lab.runs.run_request import build_request
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 

@@ -35,7 +35,7 @@ def test_the_shipped_configs_load(name: str) -> None:
 
 
 def test_core_covers_every_task_and_every_fault_kind() -> None:
-    from lab.catalog import list_tasks
+    from lab.runs.catalog import list_tasks
 
     config = load_config(CONFIGS_DIR / "core.yaml")
     assert set(config.tasks) == {task.spec.id for task in list_tasks()}
@@ -48,7 +48,7 @@ def test_core_covers_every_task_and_every_fault_kind() -> None:
 
 
 def test_tags_narrow_the_tasks_to_those_that_carry_every_tag(tmp_path: Path) -> None:
-    from lab.catalog import list_tasks
+    from lab.runs.catalog import list_tasks
 
     tier = load_config(write(tmp_path, {**GOOD, "tasks": "all", "tags": ["small"]}))
     assert tier.tasks == [task.spec.id for task in list_tasks() if "small" in task.spec.tags]

@@ -23,10 +23,10 @@ from contracts import ProviderConfig, RunResult, RunSnapshot, RunState, StepReco
 from contracts.errors import StarterError
 from contracts.plan import Plan, PlanTask
 from host.build import build_worker
-from lab.catalog import load_task
-from lab.fork import fork_request, snapshot_after
-from lab.run_diff import diff_runs, read_run
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.fork import fork_request, snapshot_after
+from lab.runs.run_diff import diff_runs, read_run
+from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT, in_project
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run

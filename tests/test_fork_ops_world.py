@@ -20,13 +20,13 @@ from temporalio.testing import WorkflowEnvironment
 from agent.providers import completions
 from agent.providers.prompts import answer_text
 from contracts import ActionProposal, ProviderConfig, RunResult, RunState
-from experiments.ops_service import OpsServiceProcess
 from host.build import build_worker
-from lab.catalog import load_task
-from lab.fork import effect_keys_through, fork_request
 from lab.invariants import check_run, fetch_generations, gather
-from lab.run_diff import diff_runs, read_run
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.fork import effect_keys_through, fork_request
+from lab.runs.run_diff import diff_runs, read_run
+from lab.runs.run_request import build_request
+from ops_service import OpsServiceProcess
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run

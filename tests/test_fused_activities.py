@@ -32,7 +32,7 @@ from contracts import (
     VerifyAndReadInput,
 )
 from contracts.script import Script
-from lab.catalog import Task
+from lab.runs.catalog import Task
 from tests.lab_dependencies import lab_deps
 
 NOW = datetime(2026, 12, 2, tzinfo=UTC)

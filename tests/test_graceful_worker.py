@@ -17,9 +17,9 @@ from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
 from contracts import RunRequest
-from lab.catalog import load_task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.run_request import build_request
 from tests.worker_process import start_worker_process
 
 SUMMARY = re.compile(r"(\d+) of (\d+) running activities finished within the (\S+) s grace period, (\d+) cancelled")

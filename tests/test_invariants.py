@@ -21,9 +21,9 @@ from temporalio.testing import WorkflowEnvironment
 
 from contracts import Approve, ProviderConfig, RunRequest
 from host.build import build_worker
-from lab.catalog import load_task
 from lab.invariants import RULES, Evidence, Violation, check_run, gather, read_history
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.run_request import build_request
 from starter.check_command import check
 from starter.cli import main
 from tests import invariant_plants as plant

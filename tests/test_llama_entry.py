@@ -39,7 +39,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_the_server_entry_leaves_when_its_parent_is_gone() -> None:
-    child = _CHILD.format(lab=str(PROJECT_ROOT / "lab"))
+    child = _CHILD.format(lab=str(PROJECT_ROOT / "lab" / "models"))
     started = subprocess.run([sys.executable, "-c", _PARENT, child], capture_output=True, text=True, timeout=30)
     pid = int(started.stdout.strip())
     deadline = time.monotonic() + 10

@@ -11,7 +11,7 @@ from contracts.usage import ModelCallTiming
 from experiments.config import FaultKind
 from experiments.metrics import summarize
 from experiments.trial_record import TrialRecord
-from lab.llama_log import LlamaLog, parse_calls
+from lab.models.llama_log import LlamaLog, parse_calls
 
 # Three calls as llama-cpp-python 0.3 logs them: a cold one, one whose prefix was cached, and
 # one whose whole prompt was (between them, the server's other lines).

@@ -1,4 +1,4 @@
-"""The grammar checked on the sampled token (lab/llama_sampling.py) gives, at temperature 0, the
+"""The grammar checked on the sampled token (lab/models/llama_sampling.py) gives, at temperature 0, the
 very answers llama-cpp-python's own grammar-first sampling gives, for the lab's three answer
 schemas; and both of its paths ran (a token the grammar allowed, and one it refused)."""
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from experiments.benchmarks.grammar_sampling import answer, answer_requests
-from lab.local_model import resolve_model
+from lab.models.local_model import resolve_model
 
 pytestmark = [pytest.mark.extra("local"), pytest.mark.timeout(600)]
 
@@ -21,7 +21,7 @@ def smollm2() -> Iterator[Any]:
     from llama_cpp import Llama
     from llama_cpp import llama_cpp as native
 
-    from lab.llama_entry import keep_weights_off_amx
+    from lab.models.llama_entry import keep_weights_off_amx
 
     defaults = native.llama_model_default_params
     keep_weights_off_amx()
@@ -38,7 +38,7 @@ def _answers(model: Any) -> list[str]:
 def test_checked_last_answers_as_grammar_first_does(smollm2: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from llama_cpp import llama as llama_module
 
-    from lab import llama_sampling
+    from lab.models import llama_sampling
 
     stock = _answers(smollm2)
     samplers: list[llama_sampling.GrammarCheckedLast] = []

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from contracts.errors import StarterError
-from lab import local_model
+from lab.models import local_model
 from tests.test_cli import assert_one_line_error, cli_env, starter
 
 

@@ -17,7 +17,7 @@ from experiments.config import ExperimentConfig
 from experiments.metrics.counting import counts_as_success
 from experiments.runner import run_experiment
 from experiments.trial_record import TrialRecord
-from lab import llama_server
+from lab.models import llama_server
 
 pytestmark = pytest.mark.timeout(180)
 

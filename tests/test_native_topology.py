@@ -29,8 +29,8 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from host.client import connect
-from lab.local_model import resolve_model
-from lab.temporal_server import DevServer, DevServerOptions
+from lab.models.local_model import resolve_model
+from lab.processes.temporal_server import DevServer, DevServerOptions
 from settings import PROJECT_ROOT
 from tests.conftest import free_port
 from tests.test_deployment_files import SUBSTITUTION, env_example, environment, services

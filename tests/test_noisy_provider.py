@@ -12,7 +12,7 @@ from agent.providers.scripted import ScriptedProvider
 from agent.tools.registry import tool_specs
 from contracts import NoiseConfig, ProposeActionInput, ProviderConfig
 from contracts.errors import ProviderUnavailable
-from lab.catalog import Task
+from lab.runs.catalog import Task
 from tests.lab_dependencies import lab_deps
 
 

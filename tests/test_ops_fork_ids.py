@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from experiments.ops_service import OpsServiceProcess
-from experiments.ops_service.database import Database
-from experiments.ops_service.errors import Conflict
+from ops_service import OpsServiceProcess
+from ops_service.database import Database
+from ops_service.errors import Conflict
 from tests.test_ops_service import REFUND, SEED, post, state
 
 TICKET = {"title": "refunded", "body": "ORD-1", "priority": "low"}

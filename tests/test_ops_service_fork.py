@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from experiments.ops_service import OpsServiceProcess
-from experiments.ops_service.idempotency import resource_id
+from ops_service import OpsServiceProcess
+from ops_service.idempotency import resource_id
 from tests.test_ops_service import REFUND, SEED, post, state
 
 

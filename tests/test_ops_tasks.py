@@ -32,10 +32,10 @@ from contracts import (
     RunSnapshot,
     RunState,
 )
-from experiments.ops_service import OpsServiceProcess
 from host.build import build_worker
-from lab.catalog import Task, load_task
-from lab.run_request import build_request
+from lab.runs.catalog import Task, load_task
+from lab.runs.run_request import build_request
+from ops_service import OpsServiceProcess
 from settings import project_path
 from starter.ops_service import ops_service_for, service_db_path
 from starter.render import Printer

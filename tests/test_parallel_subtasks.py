@@ -22,7 +22,7 @@ from contracts import FileContains, LedgerEvent, ProviderConfig, RunBudget, RunR
 from contracts.errors import ScriptInvalid, StarterError
 from contracts.script import parse_script
 from host.build import build_worker
-from lab.fork import fork_request
+from lab.runs.fork import fork_request
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from tests.test_cli import assert_one_line_error, starter

@@ -16,9 +16,9 @@ from contracts import RunState
 from contracts.activity_names import RETIRED
 from host.build import build_worker
 from host.converter import DATA_CONVERTER
-from lab.catalog import Task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
+from lab.runs.catalog import Task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.run_request import build_request
 from tests.histories import stored
 from workflows import AgentRunWorkflow, patches
 from workflows.outcome import run_result

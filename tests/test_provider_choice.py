@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from contracts.errors import StarterError
-from lab.catalog import load_task
-from lab.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS
-from lab.providers import ProviderChoice, provider_for
+from lab.models.llama_server import LOCAL_CONTEXT_TOKENS, MODEL_ALIAS
+from lab.models.providers import ProviderChoice, provider_for
+from lab.runs.catalog import load_task
 from tests.conftest import free_port
 
 
@@ -44,7 +44,7 @@ async def test_a_running_local_server_is_used_as_it_is(model_server: str, monkey
     def no_server(*args: object, **kwargs: object) -> None:
         raise AssertionError("a local server was started though one was given")
 
-    monkeypatch.setattr("lab.providers.llama_server", no_server)
+    monkeypatch.setattr("lab.models.providers.llama_server", no_server)
     choice = ProviderChoice.resolve("local", None, model_server, None, 7)
     async with provider_for(choice, load_task("small-off-by-one")) as provider:
         assert provider.kind == "openai" and provider.base_url == model_server

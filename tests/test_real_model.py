@@ -17,12 +17,12 @@ from agent.tools.registry import tool_specs
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunBudget
 from host.build import build_worker
-from lab.catalog import Task
-from lab.fork import fork_request
-from lab.llama_log import LlamaLog
-from lab.llama_server import keep_only_the_system_prompt, llama_server, local_provider_config, server_log_path
-from lab.local_model import resolve_model
-from lab.run_request import build_request
+from lab.models.llama_log import LlamaLog
+from lab.models.llama_server import keep_only_the_system_prompt, llama_server, local_provider_config, server_log_path
+from lab.models.local_model import resolve_model
+from lab.runs.catalog import Task
+from lab.runs.fork import fork_request
+from lab.runs.run_request import build_request
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 

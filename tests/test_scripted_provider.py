@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from lab.catalog import Task
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
@@ -31,6 +30,7 @@ from contracts import (
 )
 from contracts.errors import ScriptError
 from contracts.script import Script
+from lab.runs.catalog import Task
 from tests.lab_dependencies import lab_deps
 
 # Tasks declared out of dependency order, with a `finish` and a `give_up` before the end.

@@ -18,7 +18,7 @@ from agent import ops_world
 from agent.postconditions import check
 from contracts import CheckPostconditionsInput, FileContains, Postcondition, PostconditionOutcome, TaskSpec
 from contracts.postconditions import SERVICE_FIELDS, ServiceCount
-from experiments.ops_service import OpsServiceProcess
+from ops_service import OpsServiceProcess
 from tests.conftest import free_port
 from tests.lab_dependencies import lab_deps
 

@@ -17,10 +17,10 @@ from temporalio.client import Client
 from agent.postconditions import check
 from baseline import BaselineLoop
 from contracts import ProviderConfig, RunRequest, RunResult, RunState
-from experiments.ops_service import OpsServiceProcess
 from host.build import build_worker
-from lab.catalog import list_tasks, load_task
-from lab.run_request import build_request
+from lab.runs.catalog import list_tasks, load_task
+from lab.runs.run_request import build_request
+from ops_service import OpsServiceProcess
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 

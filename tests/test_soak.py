@@ -27,8 +27,8 @@ from experiments.soak.chaos import Soak
 from experiments.soak.judge import judge, ledger_steps
 from experiments.soak.recovery import HeldActivity, Kill, Recovered, kill_recoveries, restart_recoveries
 from experiments.soak.report import LAST_ATTEMPT_SHOWN, Spread, by_attempt
-from lab.catalog import load_task
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT
 from tests.lab_dependencies import lab_deps
 

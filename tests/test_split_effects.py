@@ -40,9 +40,9 @@ from contracts import (
     ToolResult,
     Verdict,
 )
-from experiments.ops_service import OpsServiceProcess
 from host.build import build_worker
-from lab.fork import snapshot_after
+from lab.runs.fork import snapshot_after
+from ops_service import OpsServiceProcess
 from settings import PROJECT_ROOT
 from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow

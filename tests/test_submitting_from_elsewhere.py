@@ -18,8 +18,8 @@ from temporalio.testing import WorkflowEnvironment
 
 from contracts import PostconditionResult, RunResult, RunState
 from contracts.postconditions import PostconditionOutcome
-from lab.catalog import load_task
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT, in_project, project_path
 from starter.run_command import judge
 from tests.lab_dependencies import lab_deps

@@ -10,8 +10,8 @@ from temporalio.testing import WorkflowEnvironment
 
 from contracts import RunState
 from host.converter import DATA_CONVERTER
-from lab.catalog import Task
-from lab.run_request import WORKFLOW_TASK_TIMEOUT, build_request
+from lab.runs.catalog import Task
+from lab.runs.run_request import WORKFLOW_TASK_TIMEOUT, build_request
 from starter.connection import Connection, ensure_search_attributes
 from starter.durable_run import run_durable
 from starter.render import Printer

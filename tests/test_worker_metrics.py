@@ -42,9 +42,9 @@ from host.metrics import (
     count,
     runtime_with_metrics,
 )
-from lab.catalog import load_task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT
 from tests.conftest import free_port
 from tests.worker_process import start_worker_process

@@ -26,9 +26,9 @@ from contracts import RunState
 from contracts.errors import SettingsError
 from host.build import build_worker
 from host.tracing import Tracing, start_tracing, tracing_to
-from lab.catalog import load_task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.run_request import build_request
 from tests.runs import execute_run
 from tests.worker_process import start_worker_process
 

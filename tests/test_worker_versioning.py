@@ -13,8 +13,8 @@ from temporalio.api.enums.v1 import EventType, VersioningBehavior
 from temporalio.client import WorkflowHandle
 
 from host.client import connect
-from lab.durable_start import start_durable_run
-from lab.temporal_server import DevServer, DevServerOptions
+from lab.processes.temporal_server import DevServer, DevServerOptions
+from lab.runs.durable_start import start_durable_run
 from tests.conftest import free_port
 from tests.test_graceful_worker import slow_task, wait_for_started_execution
 from tests.worker_process import start_worker_process

@@ -1,4 +1,4 @@
-"""Tools that act on the operations service (experiments/ops_service): refunds, tickets,
+"""Tools that act on the operations service (ops_service): refunds, tickets,
 account disables. Each call sends the executor's idempotency key, so the service itself
 refuses a second effect for a retried call, and each has a probe that asks the service
 whether a call's effect already happened (the executor's recovery after a crash).

@@ -27,9 +27,9 @@ from temporalio.client import Client
 
 from experiments.benchmarks.history_size import write_task
 from experiments.harness import LabCluster
-from lab.catalog import load_task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.run_request import build_request
 from workflows.outcome import run_result
 
 QUICK_RUNS, QUICK_STEPS = (1, 4), 3

@@ -1,4 +1,4 @@
-"""What checking a schema's grammar on the sampled token saves (lab/llama_sampling.py): the lab's
+"""What checking a schema's grammar on the sampled token saves (lab/models/llama_sampling.py): the lab's
 three kinds of answer (a first proposal, the goal's interpretation, a plan) generated in-process
 by llama-cpp-python, with its own sampling (the grammar over the whole vocabulary at every
 token) and with the grammar checked last, alternated, at temperature 0, each after the same
@@ -70,9 +70,9 @@ def main(model_name: str, repeats: int, max_tokens: int) -> None:
     from llama_cpp import Llama
     from llama_cpp import llama as llama_module
 
-    from lab.llama_entry import keep_weights_off_amx
-    from lab.llama_sampling import grammar_checked_last
-    from lab.local_model import resolve_model
+    from lab.models.llama_entry import keep_weights_off_amx
+    from lab.models.llama_sampling import grammar_checked_last
+    from lab.models.local_model import resolve_model
 
     resolved = resolve_model(model_name)
     keep_weights_off_amx()

@@ -23,9 +23,9 @@ from contracts import RunResult
 from experiments.benchmarks.durable_overhead import ActivityClock, TimingInterceptor, completed
 from experiments.benchmarks.scratch_server import scratch_server
 from host.build import build_worker
-from lab.catalog import Task, load_task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
+from lab.runs.catalog import Task, load_task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.run_request import build_request
 from workflows.outcome import run_result
 
 TASKS = ["independent-parts", "dependent-subtasks"]

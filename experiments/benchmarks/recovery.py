@@ -29,9 +29,9 @@ from temporalio.client import Client
 from agent.faults import FaultPlan, FaultPoint, FaultSpec
 from contracts import RunResult
 from experiments.harness import LabCluster
-from lab.catalog import load_task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.run_request import build_request
 from workflows.outcome import run_result
 
 POINTS = {

@@ -17,7 +17,7 @@ from agent.dependencies_from_environment import from_environment
 from experiments.harness.cluster import free_port
 from host.client import connect
 from host.converter import ArtifactStoreDriver, data_converter_for
-from lab.temporal_server import DevServer, DevServerOptions
+from lab.processes.temporal_server import DevServer, DevServerOptions
 
 
 class ScratchServer(NamedTuple):

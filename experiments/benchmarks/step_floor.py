@@ -35,7 +35,7 @@ from temporalio.worker import Worker
 # through as they are.
 with workflow.unsafe.imports_passed_through():
     from experiments.benchmarks.scratch_server import scratch_server
-    from lab.child_process import die_with_parent
+    from lab.processes.child_process import die_with_parent
     from settings import PROJECT_ROOT
 
 QUEUE = "step-floor"

@@ -15,10 +15,10 @@ import settings
 from agent.dependencies import Dependencies
 from agent.dependencies_from_environment import from_environment
 from experiments.harness.worker_process import WorkerProcess
-from experiments.ops_service.process import OpsServiceProcess
 from host.client import connect
 from host.converter import ArtifactStoreDriver, data_converter_for
-from lab.temporal_server import DevServer, DevServerOptions
+from lab.processes.temporal_server import DevServer, DevServerOptions
+from ops_service.process import OpsServiceProcess
 
 OPS_URL = "AGENT_LAB_OPS_URL"
 

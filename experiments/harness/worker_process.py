@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from lab.child_process import die_with_parent
+from lab.processes.child_process import die_with_parent
 from settings import PROJECT_ROOT
 
 READY_LINE = b"worker polling"

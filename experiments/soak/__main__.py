@@ -38,7 +38,7 @@ from experiments.soak.chaos import Soak
 from experiments.soak.judge import judge
 from experiments.soak.recovery import kill_recoveries, restart_recoveries
 from experiments.soak.report import SoakReport, Spread, by_attempt, print_report
-from lab.catalog import list_tasks
+from lab.runs.catalog import list_tasks
 from settings import data_dir
 
 

@@ -23,9 +23,9 @@ from experiments.harness import LabCluster
 from experiments.soak.recovery import HeldActivity, Kill
 from experiments.soak.report import RunProblem
 from experiments.trials.durable_trial import approve_what_waits
-from lab.catalog import Task
-from lab.durable_start import start_durable_run
-from lab.run_request import build_request
+from lab.runs.catalog import Task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.run_request import build_request
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

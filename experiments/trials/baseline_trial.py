@@ -11,7 +11,7 @@ from contracts import RunRequest, RunResult, Usage
 from experiments.baseline_process import read_journal
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.spec import Lab, TrialSpec
-from lab.child_process import die_with_parent
+from lab.processes.child_process import die_with_parent
 from settings import PROJECT_ROOT
 
 # A user reruns a crashed baseline at once, at most this many times.

@@ -1,5 +1,5 @@
 """A trial's counterfactual (`ExperimentConfig.counterfactual`): its durable run forked after
-step K once it has ended (`lab.fork`), run live from step K+1 with the counterfactual's provider,
+step K once it has ended (`lab.runs.fork`), run live from step K+1 with the counterfactual's provider,
 and judged as the trial was, on its own end state.
 
 The fork runs while the experiment's cluster still holds the trial's history (the fork reads
@@ -28,11 +28,11 @@ from experiments.trial_record import CounterfactualRecord
 from experiments.trials.durable_trial import approve_what_waits
 from experiments.trials.invariants import trial_invariants
 from experiments.trials.spec import Lab
-from lab.catalog import Task
-from lab.durable_start import start_durable_run
-from lab.fork import fork_request
-from lab.providers import ProviderChoice
-from lab.run_diff import diff_runs, read_run
+from lab.models.providers import ProviderChoice
+from lab.runs.catalog import Task
+from lab.runs.durable_start import start_durable_run
+from lab.runs.fork import fork_request
+from lab.runs.run_diff import diff_runs, read_run
 from settings import in_project
 from workflows.outcome import run_result
 

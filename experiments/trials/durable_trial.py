@@ -15,7 +15,7 @@ from contracts import Approve, RunRequest, RunResult, Usage
 from experiments.config import FaultKind
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.spec import Lab, TrialSpec
-from lab.durable_start import start_durable_run
+from lab.runs.durable_start import start_durable_run
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 

@@ -10,8 +10,8 @@ from contracts import ProviderConfig, RunRequest
 from experiments.config import ExperimentConfig, ExperimentRuntime, FaultKind, FaultScenario
 from experiments.harness import LabCluster
 from experiments.trials.fault_plan import FaultBook
-from lab.catalog import Task
-from lab.run_request import build_request
+from lab.runs.catalog import Task
+from lab.runs.run_request import build_request
 from settings import in_project
 
 

@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 async def _fork(args: argparse.Namespace) -> int:
-    from lab.providers import ProviderChoice
+    from lab.models.providers import ProviderChoice
     from starter.fork_command import fork_command
 
     if args.script is not None and not args.script.is_file():

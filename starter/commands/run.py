@@ -6,7 +6,7 @@ import argparse
 import asyncio
 
 from contracts.errors import StarterError
-from lab.catalog import load_task
+from lab.runs.catalog import load_task
 from starter.arg_types import identifier, positive_int
 
 DEFAULT_TASK = "rename-refactor"
@@ -63,8 +63,8 @@ async def _run(args: argparse.Namespace) -> int:
         from host import temporal_config
 
         temporal_config.load()  # a bad profile or certificate is told before a model or service starts
-    from lab.providers import ProviderChoice
-    from lab.run_request import build_request
+    from lab.models.providers import ProviderChoice
+    from lab.runs.run_request import build_request
     from starter.run_command import run_task
 
     choice = ProviderChoice.resolve(args.provider, args.model, args.base_url, args.api_key, args.seed)

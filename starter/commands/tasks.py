@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lab.catalog import list_tasks
+from lab.runs.catalog import list_tasks
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

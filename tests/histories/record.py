@@ -25,9 +25,9 @@ from temporalio.testing import WorkflowEnvironment
 from contracts import Approve, FileContains, PolicyProfile, ProviderConfig, RunRequest
 from host.build import build_worker
 from host.converter import DATA_CONVERTER
-from lab.catalog import load_task
-from lab.fork import fork_request
-from lab.run_request import build_request
+from lab.runs.catalog import load_task
+from lab.runs.fork import fork_request
+from lab.runs.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from tests.histories import stored
 from workflows import AgentRunWorkflow

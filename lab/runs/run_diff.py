@@ -14,7 +14,7 @@ from pathlib import Path
 from agent.fingerprint import entry_states
 from contracts import ActionProposal, LedgerEvent
 from contracts.errors import StarterError, WalkTooLong
-from lab.run_ledger import read_ledger
+from lab.runs.run_ledger import read_ledger
 
 # A fork of a fork of ...: a bound on the walk, so a ledger naming itself cannot loop.
 _MAX_ANCESTORS = 100

@@ -15,7 +15,7 @@ import hashlib
 import json
 from typing import Any
 
-from experiments.ops_service.errors import BadRequest, Conflict
+from ops_service.errors import BadRequest, Conflict
 
 MAX_KEY_LENGTH = 255
 

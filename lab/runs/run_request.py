@@ -6,7 +6,7 @@ import uuid
 from datetime import timedelta
 
 from contracts import ProviderConfig, RunBudget, RunRequest, Runtime
-from lab.catalog import Task
+from lab.runs.catalog import Task
 from settings import in_project
 
 # A run's workflow task timeout. A worker killed while it holds a workflow task keeps it for

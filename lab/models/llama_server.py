@@ -21,8 +21,8 @@ from agent.providers.prompts import agent_system
 from agent.tools.registry import tool_specs
 from contracts import ProviderConfig
 from contracts.errors import StarterError
-from lab.child_process import die_with_parent
-from lab.local_model import LocalModel
+from lab.models.local_model import LocalModel
+from lab.processes.child_process import die_with_parent
 from settings import data_dir
 
 MODEL_ALIAS = "local"
@@ -75,7 +75,7 @@ async def llama_server(
     log_path = server_log_path()
     log_path.parent.mkdir(parents=True, exist_ok=True)
     command = [
-        # `python -m llama_cpp.server`, kept off AMX buffers in an AMX build (lab/llama_entry.py).
+        # `python -m llama_cpp.server`, kept off AMX buffers in an AMX build (lab/models/llama_entry.py).
         sys.executable, str(Path(__file__).with_name("llama_entry.py")),
         "--model", str(model.path),
         "--model_alias", MODEL_ALIAS,
@@ -159,7 +159,7 @@ def _signal_name(number: int) -> str:
 
 
 def server_log_path() -> Path:
-    """Where the server writes, appending: what `lab.llama_log` reads each call's timings from."""
+    """Where the server writes, appending: what `lab.models.llama_log` reads each call's timings from."""
     return data_dir() / "llama-server.log"
 
 

@@ -15,8 +15,8 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qsl, urlsplit
 
-from experiments.ops_service.errors import BadRequest, ServiceError, TooLarge
-from experiments.ops_service.routes import Reply, Request, dispatch
+from ops_service.errors import BadRequest, ServiceError, TooLarge
+from ops_service.routes import Reply, Request, dispatch
 
 MAX_BODY_BYTES = 1 << 20
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.ops_service.errors import BadRequest
-from experiments.ops_service.idempotency import MAX_KEY_LENGTH
+from ops_service.errors import BadRequest
+from ops_service.idempotency import MAX_KEY_LENGTH
 
 PRIORITIES = ("low", "normal", "high", "urgent")
 ACCOUNT_STATUSES = ("active", "disabled")

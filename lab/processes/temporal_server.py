@@ -21,7 +21,7 @@ from pathlib import Path
 from temporalio.service import ConnectConfig, RPCError, ServiceClient
 
 from contracts.errors import PortTaken, StarterError
-from lab.child_process import die_with_parent
+from lab.processes.child_process import die_with_parent
 from settings import data_dir
 from workflows import visibility
 

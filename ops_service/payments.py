@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from experiments.ops_service.bodies import RefundRequest
-from experiments.ops_service.database import now
-from experiments.ops_service.errors import NotFound, Unprocessable
-from experiments.ops_service.idempotency import check_same_request, fingerprint, resource_id
+from ops_service.bodies import RefundRequest
+from ops_service.database import now
+from ops_service.errors import NotFound, Unprocessable
+from ops_service.idempotency import check_same_request, fingerprint, resource_id
 
 
 def create_refund(db: sqlite3.Connection, tenant: str, key: str, request: RefundRequest) -> tuple[dict[str, Any], bool]:

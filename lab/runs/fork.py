@@ -10,7 +10,7 @@ What the fork takes from the parent, and from where:
   that closed step K; the fork's own `forked` event for a fork of a fork);
 - for a run that acted on the operations service, the keys of the effects it made in steps
   1..K, from its ledger's tool results: the service makes the fork's world from the parent's
-  with those effects copied in (experiments/ops_service/forks.py).
+  with those effects copied in (ops_service/forks.py).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from contracts import (
     Usage,
 )
 from contracts.errors import StarterError
-from lab.run_ledger import read_ledger
+from lab.runs.run_ledger import read_ledger
 from settings import project_path
 from workflows import AgentRunWorkflow
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from experiments.ops_service.errors import Conflict
+from ops_service.errors import Conflict
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (

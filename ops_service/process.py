@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 
 from contracts.errors import InfrastructureError
-from lab.child_process import die_with_parent
+from lab.processes.child_process import die_with_parent
 from settings import PROJECT_ROOT
 
 _ANNOUNCEMENT = "listening on "
 
 
 class OpsServiceProcess:
-    """`python -m experiments.ops_service` on 127.0.0.1. The first start picks a free port; a
+    """`python -m ops_service` on 127.0.0.1. The first start picks a free port; a
     restart reuses it, so a URL handed out before a stop is valid again after the next start."""
 
     def __init__(self, db_path: Path, port: int = 0) -> None:
@@ -45,7 +45,7 @@ class OpsServiceProcess:
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("ab") as log:
             self._process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "experiments.ops_service", "--port", str(self.port), "--db", str(self.db_path),
+                sys.executable, "-m", "ops_service", "--port", str(self.port), "--db", str(self.db_path),
                 cwd=PROJECT_ROOT,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,

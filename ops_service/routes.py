@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from experiments.ops_service import accounts, bodies, forks, payments, tenants, tickets
-from experiments.ops_service.database import Database
-from experiments.ops_service.errors import BadRequest, NotAllowed, NotFound
-from experiments.ops_service.idempotency import require_key
+from ops_service import accounts, bodies, forks, payments, tenants, tickets
+from ops_service.database import Database
+from ops_service.errors import BadRequest, NotAllowed, NotFound
+from ops_service.idempotency import require_key
 
 _MAX_TENANT_LENGTH = 128
 

@@ -13,7 +13,7 @@ At temperature 0 (the lab's default) the token is the same either way: the most 
 when the grammar allows it, is the most likely allowed one. Above 0 it samples as llama.cpp's
 server does (the chain's truncation comes before the grammar's check).
 
-Loaded by `lab/llama_entry.py` into the server process; it imports nothing but llama_cpp and numpy.
+Loaded by `lab/models/llama_entry.py` into the server process; it imports nothing but llama_cpp and numpy.
 """
 
 from __future__ import annotations

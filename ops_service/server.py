@@ -10,8 +10,8 @@ from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-from experiments.ops_service.database import Database
-from experiments.ops_service.handler import OpsRequestHandler
+from ops_service.database import Database
+from ops_service.handler import OpsRequestHandler
 
 HOST = "127.0.0.1"  # loopback only: the service moves money, if only pretend money
 
@@ -25,7 +25,7 @@ class OpsServer(ThreadingHTTPServer):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.ops_service", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m ops_service", description=__doc__)
     parser.add_argument("--port", type=int, default=0, help="port to listen on; 0 picks a free one")
     parser.add_argument("--db", type=Path, required=True, help="SQLite file holding every tenant's state")
     options = parser.parse_args(argv)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from experiments.ops_service import accounts, payments, tickets
-from experiments.ops_service.bodies import Seed
-from experiments.ops_service.database import now
+from ops_service import accounts, payments, tickets
+from ops_service.bodies import Seed
+from ops_service.database import now
 
 
 def seed(db: sqlite3.Connection, tenant: str, data: Seed) -> bool:

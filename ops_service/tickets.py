@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from experiments.ops_service.bodies import SeedTicket, TicketRequest
-from experiments.ops_service.database import now
-from experiments.ops_service.errors import NotFound
-from experiments.ops_service.idempotency import check_same_request, fingerprint, resource_id
+from ops_service.bodies import SeedTicket, TicketRequest
+from ops_service.database import now
+from ops_service.errors import NotFound
+from ops_service.idempotency import check_same_request, fingerprint, resource_id
 
 
 def create_ticket(db: sqlite3.Connection, tenant: str, key: str, request: TicketRequest) -> tuple[dict[str, Any], bool]:

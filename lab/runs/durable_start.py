@@ -8,7 +8,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 
 from contracts import TASK_QUEUE, RunRequest, RunResult
-from lab.run_request import WORKFLOW_TASK_TIMEOUT
+from lab.runs.run_request import WORKFLOW_TASK_TIMEOUT
 from workflows import AgentRunWorkflow
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from experiments.ops_service.bodies import ForkRequest
-from experiments.ops_service.database import now
-from experiments.ops_service.errors import NotFound
-from experiments.ops_service.tenants import is_seeded
+from ops_service.bodies import ForkRequest
+from ops_service.database import now
+from ops_service.errors import NotFound
+from ops_service.tenants import is_seeded
 
 
 def fork(db: sqlite3.Connection, tenant: str, request: ForkRequest) -> tuple[bool, list[str]]:

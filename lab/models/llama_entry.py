@@ -1,6 +1,6 @@
 """The llama.cpp server (`python -m llama_cpp.server`), started with two changes its command line
 does not offer: no extra weight buffers when llama.cpp was built with AMX, and a schema's grammar
-checked on the sampled token instead of over the whole vocabulary (lab/llama_sampling.py).
+checked on the sampled token instead of over the whole vocabulary (lab/models/llama_sampling.py).
 
 Why: a build for the machine it compiles on (`-march=native`, llama-cpp-python's default) on a
 CPU with AMX (Sapphire Rapids and later) repacks the weights into AMX buffers, and its AMX matrix
@@ -10,7 +10,7 @@ seen here with Qwen2.5-Coder Q4_K_M). Without extra buffers the weights stay in 
 buffers and the AVX2/AVX-512 kernels serve them. A build without AMX is left as it is.
 
 Run as a script, not as a module of the project: it imports nothing but llama_cpp and
-`lab.llama_sampling` (which imports nothing of the project either).
+`lab.models.llama_sampling` (which imports nothing of the project either).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def keep_weights_off_amx() -> bool:
 
 def leave_with_parent(poll_s: float = 0.5) -> threading.Thread:
     """Exit at once when the process that started this one is gone. The lab's own stop, and the
-    SIGTERM Linux sends when the parent dies (lab.child_process), both reach uvicorn's graceful
+    SIGTERM Linux sends when the parent dies (lab.processes.child_process), both reach uvicorn's graceful
     shutdown, which waits for a completion in progress: up to a minute of both cores, seen here
     after a killed experiment, for an answer nobody will read. A server whose parent died
     serves no one."""
@@ -66,8 +66,8 @@ def main() -> None:
     leave_with_parent()
     if keep_weights_off_amx():
         print("llama_entry: an AMX build: weights kept out of AMX buffers (their kernels crash)", flush=True)
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from lab import llama_sampling
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the project root, above lab/
+    from lab.models import llama_sampling
 
     llama_sampling.install()
     sys.argv[0] = "llama_cpp.server"

@@ -19,9 +19,9 @@ import httpx
 from agent.providers.urls import is_loopback
 from contracts import ProviderConfig
 from contracts.errors import StarterError
-from lab.catalog import Task
-from lab.llama_server import llama_server, local_provider_config, served_provider_config
-from lab.local_model import LocalModel, resolve_model
+from lab.models.llama_server import llama_server, local_provider_config, served_provider_config
+from lab.models.local_model import LocalModel, resolve_model
+from lab.runs.catalog import Task
 from settings import in_project
 
 ProviderKind = Literal["scripted", "openai", "local"]

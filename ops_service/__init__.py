@@ -1,7 +1,7 @@
 """A small operations service (payments, tickets, accounts) that side-effecting agent tools act
 on, so the lab can count effects: a retried refund that is paid twice shows as two rows.
 
-Run it as `python -m experiments.ops_service --port 0 --db FILE`; the first stdout line is
+Run it as `python -m ops_service --port 0 --db FILE`; the first stdout line is
 `listening on 127.0.0.1:PORT`. HTTP/JSON on loopback, SQLite (WAL) behind it, stdlib only.
 
 Every request but `GET /healthz` names its tenant in `X-Tenant`; tenants never see each
@@ -22,6 +22,6 @@ same resource (header `Idempotent-Replayed: true`) after, 409 for the key with a
 Errors are JSON `{"error": message}`: 400 bad JSON or fields, 404, 405, 409, 413, 422.
 """
 
-from experiments.ops_service.process import OpsServiceProcess
+from ops_service.process import OpsServiceProcess
 
 __all__ = ["OpsServiceProcess"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from experiments.ops_service.bodies import DisableRequest, SeedAccount
-from experiments.ops_service.database import now
-from experiments.ops_service.errors import Conflict, NotFound
-from experiments.ops_service.idempotency import check_same_request, fingerprint
+from ops_service.bodies import DisableRequest, SeedAccount
+from ops_service.database import now
+from ops_service.errors import Conflict, NotFound
+from ops_service.idempotency import check_same_request, fingerprint
 
 
 def disable_account(

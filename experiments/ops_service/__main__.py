@@ -1,3 +1,0 @@
-from experiments.ops_service.server import main
-
-raise SystemExit(main())

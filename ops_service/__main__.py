@@ -1,0 +1,3 @@
+from ops_service.server import main
+
+raise SystemExit(main())
