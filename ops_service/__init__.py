@@ -1,6 +1,10 @@
 """A small operations service (payments, tickets, accounts) that side-effecting agent tools act
 on, so the lab can count effects: a retried refund that is paid twice shows as two rows.
 
+Its own process: `starter ops-service` serves it (as docker compose deploys it), `starter run`
+and the experiments' clusters start one (`OpsServiceProcess`), and the agent's tools reach it
+over HTTP only (agent/ops_client.py); the agent core imports none of it (import-linter).
+
 Run it as `python -m ops_service --port 0 --db FILE`; the first stdout line is
 `listening on 127.0.0.1:PORT`. HTTP/JSON on loopback, SQLite (WAL) behind it, stdlib only.
 
