@@ -77,7 +77,7 @@ async def test_a_trial_starts_with_only_the_system_prompt_cached(smollm2: Provid
 
     async def evaluated() -> int:
         mark = server_log.mark()
-        await complete(smollm2.model_copy(update={"max_output_tokens": 2}), messages, {"type": "text"})
+        await complete(smollm2.model_copy(update={"max_output_tokens": 2}), messages, {"type": "text"}, None)
         (call,) = server_log.calls_since(mark)
         return call.evaluated_tokens
 
