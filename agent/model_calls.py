@@ -56,14 +56,14 @@ def with_acceptance(drafted: Plan, acceptance: list[Postcondition]) -> Plan:
     its last task in run order, which nothing depends on, gets the goal's acceptance, so the
     plan ends only when the goal holds. Not every sink: a sink run earlier could not pass checks
     that need a later task's work. A plan that declares its own (a script's) stays as it is."""
-    if not acceptance or any(task.postconditions for task in drafted.tasks):
+    if not acceptance or any(task.postconditions for task in drafted.subtasks):
         return drafted
     last = drafted.topological_order()[-1].id
     tasks = [
         task.model_copy(update={"postconditions": list(acceptance)}) if task.id == last else task
-        for task in drafted.tasks
+        for task in drafted.subtasks
     ]
-    return drafted.model_copy(update={"tasks": tasks})
+    return drafted.model_copy(update={"subtasks": tasks})
 
 
 async def propose_action(deps: Dependencies, request: ProposeActionInput) -> ProposeActionResult:

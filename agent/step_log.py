@@ -37,7 +37,7 @@ class StepLog:
         """`said` is the feedback the model gets; for a rejection it is also the reason."""
         record = StepRecord(
             step=step,
-            task_id=task_id,
+            subtask_id=task_id,
             outcome=outcome,
             proposal=proposal,
             verdict=verdict,

@@ -94,7 +94,7 @@ async def prepare_subtask(deps: Dependencies, request: PrepareSubtaskInput) -> P
 async def merge_subtask(deps: Dependencies, request: MergeSubtaskInput) -> MergeSubtaskResult:
     """A subtask's work merged into its parent's workspace. Raises MergeConflict (the parent's
     workspace left as it was) for the parent to feed back to planning."""
-    message = f"merge task {request.task_id} ({request.subtask_run_id})"
+    message = f"merge task {request.subtask_id} ({request.subtask_run_id})"
     workspace = project_path(request.workspace)
     merged = await asyncio.to_thread(checkpoints.merge, deps.checkpoints, workspace, request.commit, message)
     return MergeSubtaskResult(checkpoint=merged)

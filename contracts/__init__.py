@@ -49,7 +49,7 @@ from contracts.envelopes import (
 )
 from contracts.goal import GoalInterpretation, GoalSpec
 from contracts.ledger import EventType, LedgerEntry, LedgerEvent
-from contracts.plan import Plan, PlanRevision, PlanTask
+from contracts.plan import Plan, PlanRevision, Subtask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import (
     CommandExitCode,
@@ -64,6 +64,7 @@ from contracts.provider import NoiseConfig, Price, ProviderConfig, Turn
 from contracts.queues import TASK_QUEUE
 from contracts.run import (
     ForkOrigin,
+    PlanProgress,
     RunRequest,
     RunResult,
     RunSnapshot,
@@ -71,11 +72,10 @@ from contracts.run import (
     StepRecord,
     SubtaskOrigin,
     SubtaskProgress,
-    TaskProgress,
 )
 from contracts.run_state import TERMINAL_STATES, RunState
 from contracts.sandbox import SandboxReport
-from contracts.script import Script, ScriptedTask, parse_script
+from contracts.script import Script, ScriptedSubtask, parse_script
 from contracts.task import TaskSpec
 from contracts.usage import ModelCallTiming, Usage
 
@@ -118,8 +118,8 @@ __all__ = [
     "NoiseConfig",
     "PendingApproval",
     "Plan",
+    "PlanProgress",
     "PlanRevision",
-    "PlanTask",
     "PolicyProfile",
     "Postcondition",
     "PostconditionOutcome",
@@ -148,12 +148,12 @@ __all__ = [
     "Runtime",
     "SandboxReport",
     "Script",
-    "ScriptedTask",
+    "ScriptedSubtask",
     "ServiceCount",
     "StepRecord",
+    "Subtask",
     "SubtaskOrigin",
     "SubtaskProgress",
-    "TaskProgress",
     "TaskSpec",
     "ToolResult",
     "ToolSpec",

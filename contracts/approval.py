@@ -10,6 +10,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.actions import ActionProposal, ReasonCode
+from contracts.wire_names import WIRE_NAMES, renamed
 
 
 def proposal_digest(proposal: ActionProposal) -> str:
@@ -22,8 +23,10 @@ def proposal_digest(proposal: ActionProposal) -> str:
 
 
 class PendingApproval(BaseModel):
+    model_config = WIRE_NAMES
+
     step: int
-    task_id: str
+    subtask_id: str = renamed("subtask_id", old="task_id")
     proposal: ActionProposal
     arguments_sha256: str
     reason_code: ReasonCode

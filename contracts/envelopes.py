@@ -14,12 +14,13 @@ from contracts.budget import DiskUse
 from contracts.effects import EarlierEffect
 from contracts.goal import GoalSpec
 from contracts.ledger import LedgerEntry, check_run_id
-from contracts.plan import Plan, PlanRevision, PlanTask
+from contracts.plan import Plan, PlanRevision, Subtask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
 from contracts.sandbox import SandboxReport
 from contracts.usage import Usage
+from contracts.wire_names import WIRE_NAMES, renamed
 
 
 class PrepareWorkspaceInput(BaseModel):
@@ -41,7 +42,7 @@ class PrepareWorkspaceResult(BaseModel):
 
 class PrepareForkInput(BaseModel):
     """A forked run's workspace: the parent's checkpoint repository copied, the checkpoint
-    checked out in the fork's own workspace; and its task's turns so far, stored as the
+    checked out in the fork's own workspace; and its subtask's turns so far, stored as the
     conversation the next proposal refers to."""
 
     world_id: str
@@ -75,11 +76,13 @@ class PrepareSubtaskInput(BaseModel):
 class MergeSubtaskInput(BaseModel):
     """A finished subtask's work, merged into its parent's workspace. Raises MergeConflict."""
 
+    model_config = WIRE_NAMES
+
     workspace: str
     # The subtask's last checkpoint (a commit on its own branch) and its run id.
     commit: str
     subtask_run_id: str
-    task_id: str
+    subtask_id: str = renamed("subtask_id", old="task_id")
 
 
 class MergeSubtaskResult(BaseModel):
@@ -116,14 +119,16 @@ class DraftPlanResult(BaseModel):
 class ProposeActionInput(BaseModel):
     """Context for one proposal.
 
-    The durable runtime sends the current plan task and that task's turns; the baseline
-    sends `task=None` and its whole conversation. That difference is the orchestration's.
+    The durable runtime sends the plan's current subtask and that subtask's turns; the baseline
+    sends `subtask=None` and its whole conversation. That difference is the orchestration's.
     The worker adds the tool specs itself, so they never travel through workflow history.
     """
 
+    model_config = WIRE_NAMES
+
     provider: ProviderConfig
     goal: str
-    task: PlanTask | None = None
+    subtask: Subtask | None = renamed("subtask", old="task", default=None)
     history: list[Turn] = Field(default_factory=list)
     # The same turns by reference (agent.conversation): the latest one's, which the activity
     # reads the others from. The durable runtime sends this instead of `history`.
@@ -204,12 +209,12 @@ class VerifiedRead(BaseModel):
 
 
 class ExecuteAndCheckInput(BaseModel):
-    """A tool call and then, if it succeeded, the task's postconditions on the state it left:
+    """A tool call and then, if it succeeded, the subtask's postconditions on the state it left:
     one activity where the two were two (a check only reads, and the call is exactly once by its
     idempotency key, so a retry of both repeats no effect)."""
 
     execution: ExecuteToolInput
-    # None: the task has no postconditions, nothing to check.
+    # None: the subtask has no postconditions, nothing to check.
     check: CheckPostconditionsInput | None = None
 
 
@@ -228,14 +233,14 @@ class RecordStepInput(BaseModel):
     checkpoint: str
     message: str = ""
     entries: list[LedgerEntry]
-    # The step's turn, to store after the task's turn `previous` (agent.conversation).
+    # The step's turn, to store after the subtask's turn `previous` (agent.conversation).
     turn: Turn | None = None
     previous: str | None = None
 
 
 class RecordStepResult(BaseModel):
     checkpoint: str
-    # The stored turn's reference: the task's latest turn from now on.
+    # The stored turn's reference: the subtask's latest turn from now on.
     conversation: str | None = None
     # The workspace and its checkpoint repository as measured after the step's checkpoint or
     # rollback (artifacts not counted: the workflow counts them); None when no git call ran.
@@ -247,7 +252,7 @@ class RecordThenProposeInput(BaseModel):
     with the model call that follows it (the call needs its turn stored anyway)."""
 
     record: RecordStepInput | None = None
-    # Its `conversation` is the task's latest turn before `record`'s, if there is one.
+    # Its `conversation` is the subtask's latest turn before `record`'s, if there is one.
     propose: ProposeActionInput
 
 

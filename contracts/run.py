@@ -13,20 +13,24 @@ from contracts.budget import DiskUse, RunBudget
 from contracts.effects import EarlierEffect
 from contracts.envelopes import RecordStepInput
 from contracts.goal import GoalSpec
-from contracts.plan import Plan, PlanTask
+from contracts.plan import Plan, Subtask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
 from contracts.run_state import RunState
 from contracts.sandbox import SandboxReport
 from contracts.usage import Usage
+from contracts.wire_names import WIRE_NAMES, renamed
 
 Runtime = Literal["durable", "baseline"]
 
 
 class StepRecord(BaseModel):
+    model_config = WIRE_NAMES
+
     step: int
-    task_id: str
+    # The plan's subtask the step was part of.
+    subtask_id: str = renamed("subtask_id", old="task_id")
     outcome: Literal["committed", "rejected"]
     proposal: ActionProposal | None = None
     verdict: Verdict | None = None
@@ -36,33 +40,33 @@ class StepRecord(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
-class TaskProgress(BaseModel):
-    """The plan task in progress: what a new task starts without (one assignment,
-    `TaskProgress(id=..., index=..., started_at=...)`), and a run continued as new carries."""
+class SubtaskProgress(BaseModel):
+    """The plan's subtask in progress: what a new subtask starts without (one assignment,
+    `SubtaskProgress(id=..., index=..., started_at=...)`), and a run continued as new carries."""
 
-    # The task (None before the plan and once the tasks are done) and its position in the plan.
+    # The subtask (None before the plan and once they are done) and its position in the plan.
     id: str | None = None
     index: int = 0
-    # The model's turns in the task.
+    # The model's turns in the subtask.
     turns: list[Turn] = Field(default_factory=list)
     # The same turns in the artifact store: the reference of the latest (agent.conversation),
     # which a proposal carries instead of the turns themselves.
     conversation: str | None = None
-    # The postcondition status the model was last told in the task: a step that leaves it as
+    # The postcondition status the model was last told in the subtask: a step that leaves it as
     # it was says so in a few words instead of again in full.
     status: str = ""
-    # The task's latest postcondition check, which still describes the workspace: a step that
+    # The subtask's latest postcondition check, which still describes the workspace: a step that
     # only read leaves it true, and is not checked again.
     last_check: PostconditionResult | None = None
     usage: Usage = Field(default_factory=Usage)
     started_at: datetime | None = None
-    # Time spent waiting for a person: not charged to the task's wall-time budget.
+    # Time spent waiting for a person: not charged to the subtask's wall-time budget.
     waited_s: float = 0.0
 
 
-class SubtaskProgress(BaseModel):
+class PlanProgress(BaseModel):
     """A run with parallel subtasks (RunRequest.parallel_subtasks): the version of its plan (1,
-    then one more for each revision) and the tasks whose work is merged, of every version."""
+    then one more for each revision) and the subtasks whose work is merged, of every version."""
 
     plan_version: int = 1
     merged: list[str] = Field(default_factory=list)
@@ -90,17 +94,19 @@ class RunSnapshot(BaseModel):
     returns (its steps from an index on). A field added here is carried and shown everywhere.
     """
 
+    model_config = WIRE_NAMES
+
     # Continue-as-new generations so far, this one included.
     generation: int = 1
     state: RunState = RunState.CREATED
     step: int = 0
-    task: TaskProgress = Field(default_factory=TaskProgress)
+    subtask: SubtaskProgress = renamed("subtask", old="task", default_factory=SubtaskProgress)
     workspace: str = ""
     # The last checkpoint: the git commit a rejected step rolls back to.
     checkpoint: str = ""
     sandbox: SandboxReport | None = None
     goal_spec: GoalSpec | None = None
-    # The plan's tasks in the order they run.
+    # The plan's subtasks in the order they run.
     plan: Plan | None = None
     steps: list[StepRecord] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
@@ -120,9 +126,9 @@ class RunSnapshot(BaseModel):
     workspace_files: list[str] = Field(default_factory=list)
     # The last step's record (checkpoint, ledger events, turn), not written yet: the next
     # proposal's activity writes it first (fused steps), or the run's end does. `checkpoint`
-    # and `task.conversation` are the ones before it.
+    # and `subtask.conversation` are the ones before it.
     pending_record: RecordStepInput | None = None
-    subtasks: SubtaskProgress = Field(default_factory=SubtaskProgress)
+    plan_progress: PlanProgress = renamed("plan_progress", old="subtasks", default_factory=PlanProgress)
     # What the run holds on the host's disk, for its RunBudget.max_disk_bytes: the workspace and
     # checkpoints as the last step's record measured them, the artifacts its results refer to.
     disk: DiskUse = Field(default_factory=DiskUse)
@@ -130,8 +136,9 @@ class RunSnapshot(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _grouped(cls, data: Any) -> Any:
-        """The flat form (task-level fields side by side with the run's) still reads: a run
-        recorded or continued as new before the grouping carries it."""
+        """The flat form (subtask-level fields side by side with the run's) still reads: a run
+        recorded or continued as new before the grouping carries it. The groups' serialized
+        names, `task` and `subtasks`, are those of `subtask` and `plan_progress`."""
         if not isinstance(data, dict) or not (_FLAT_TASK.keys() | _FLAT_SUBTASKS.keys()) & data.keys():
             return data
         data = dict(data)
@@ -159,13 +166,15 @@ class ForkOrigin(BaseModel):
 
 
 class SubtaskOrigin(BaseModel):
-    """A subtask's child run: one task of its parent's plan, in a git worktree of the parent's
+    """A subtask's child run: one subtask of its parent's plan, in a git worktree of the parent's
     workspace at `checkpoint`; its goal and plan are its parent's, so it asks no model for them."""
+
+    model_config = WIRE_NAMES
 
     parent_run_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     parent_workspace: str
     checkpoint: str = Field(pattern=r"^[0-9a-f]{40}$")
-    task: PlanTask
+    subtask: Subtask = renamed("subtask", old="task")
     plan_version: int = Field(ge=1)
     workspace_files: list[str] = Field(default_factory=list)
     # The parent's effects so far (its earlier children's included): the child's approval limits
@@ -199,11 +208,11 @@ class RunRequest(BaseModel):
     # Set by `starter fork` too, with `fork`: the parent's state after the fork's step.
     resume: RunSnapshot | None = None
     fork: ForkOrigin | None = None
-    # Plan tasks with no dependency between them run at once, each a child workflow in its own
+    # Subtasks with no dependency between them run at once, each a child workflow in its own
     # git worktree with its own budget, merged back in dependency order (workflows.subtasks).
-    # Off by default: runs started before it, and their recorded histories, go task by task.
+    # Off by default: runs started before it, and their recorded histories, go one subtask at a time.
     parallel_subtasks: bool = False
-    # Set by such a run for each of its children: which task the child does.
+    # Set by such a run for each of its children: which subtask the child does.
     subtask: SubtaskOrigin | None = None
 
     @property

@@ -1,7 +1,7 @@
 """A scripted provider's script (`script.yaml` beside a task): the goal interpretation, a plan
-as a DAG of tasks, and the actions per plan task; optionally `replan:`, the plan's second
-version, which a run that asks for a revised plan gets (its task ids differ from the first's, so
-each task's actions are found by id alone).
+as a DAG of subtasks, and the actions per subtask; optionally `replan:`, the plan's second
+version, which a run that asks for a revised plan gets (its subtask ids differ from the first's,
+so each subtask's actions are found by id alone).
 
 Pure data and parsing: the task catalog checks a script before any run starts, and the
 scripted provider reads the same schema on the worker.
@@ -15,11 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from contracts.actions import ActionProposal
 from contracts.errors import ScriptInvalid
 from contracts.goal import GoalInterpretation
-from contracts.plan import Plan, PlanTask
+from contracts.plan import Plan, Subtask
 from contracts.problems import first_problem
 
 
-class ScriptedTask(PlanTask):
+class ScriptedSubtask(Subtask):
     actions: list[ActionProposal] = Field(default_factory=list)
 
 
@@ -27,17 +27,17 @@ class Script(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     goal: GoalInterpretation
-    plan: list[ScriptedTask] = Field(min_length=1)
-    replan: list[ScriptedTask] = Field(default_factory=list)
+    plan: list[ScriptedSubtask] = Field(min_length=1)
+    replan: list[ScriptedSubtask] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _plan_is_a_dag(self) -> Script:
         self.as_plan()  # duplicate ids, unknown dependencies and cycles fail here, at load
         if self.replan:
             self.revised_plan()
-            reused = sorted({task.id for task in self.plan} & {task.id for task in self.replan})
+            reused = sorted({subtask.id for subtask in self.plan} & {subtask.id for subtask in self.replan})
             if reused:
-                raise ValueError(f"replan: task ids {', '.join(reused)} are the first plan's already")
+                raise ValueError(f"replan: subtask ids {', '.join(reused)} are the first plan's already")
         return self
 
     def as_plan(self) -> Plan:
@@ -47,18 +47,18 @@ class Script(BaseModel):
         """The plan's second version, None when the script has none."""
         return _plan(self.replan) if self.replan else None
 
-    def has_task(self, task_id: str) -> bool:
-        return any(task.id == task_id for task in (*self.plan, *self.replan))
+    def has_subtask(self, subtask_id: str) -> bool:
+        return any(subtask.id == subtask_id for subtask in (*self.plan, *self.replan))
 
-    def actions_for(self, task_id: str | None) -> list[ActionProposal]:
-        """One plan task's actions (LookupError for a task the script has not); for `None` (a
+    def actions_for(self, subtask_id: str | None) -> list[ActionProposal]:
+        """One subtask's actions (LookupError for a subtask the script has not); for `None` (a
         loop without a plan) every tool call in plan order, then a single `finish`."""
-        if task_id is not None:
-            for task in (*self.plan, *self.replan):
-                if task.id == task_id:
-                    return task.actions
-            raise LookupError(f"the script has no plan task {task_id!r}")
-        by_id = {task.id: task for task in self.plan}
+        if subtask_id is not None:
+            for subtask in (*self.plan, *self.replan):
+                if subtask.id == subtask_id:
+                    return subtask.actions
+            raise LookupError(f"the script has no subtask {subtask_id!r}")
+        by_id = {subtask.id: subtask for subtask in self.plan}
         calls = [
             action
             for planned in self.as_plan().topological_order()
@@ -78,5 +78,5 @@ def parse_script(text: str) -> Script:
         raise ScriptInvalid(first_problem(error)) from None
 
 
-def _plan(tasks: list[ScriptedTask]) -> Plan:
-    return Plan(tasks=[PlanTask.model_validate(task.model_dump(exclude={"actions"})) for task in tasks])
+def _plan(subtasks: list[ScriptedSubtask]) -> Plan:
+    return Plan(subtasks=[Subtask.model_validate(each.model_dump(exclude={"actions"})) for each in subtasks])

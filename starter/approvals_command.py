@@ -43,7 +43,7 @@ async def pending(client: Client) -> int:
         print("no run is waiting for an approval")
     for workflow_id, item in waiting:
         print(
-            f"{workflow_id}  step {item.step} ({item.task_id})  {item.proposal.describe()}\n"
+            f"{workflow_id}  step {item.step} ({item.subtask_id})  {item.proposal.describe()}\n"
             f"    why: {item.reason_code}: {item.message}\n"
             f"    arguments sha256: {item.arguments_sha256}  waiting since {item.requested_at:%Y-%m-%d %H:%M:%S} UTC"
         )

@@ -38,7 +38,7 @@ class Printer:
 
     def awaiting_approval(self, run_id: str, pending: PendingApproval) -> None:
         """What the run waits for, and the exact commands that answer it (from any terminal)."""
-        self.line(f"  [AWAITING_APPROVAL] step {pending.step} ({pending.task_id}): {pending.proposal.describe()}")
+        self.line(f"  [AWAITING_APPROVAL] step {pending.step} ({pending.subtask_id}): {pending.proposal.describe()}")
         self.line(f"    why: {pending.reason_code}: {pending.message}")
         self.line(f"    approve: uv run python -m starter approve {run_id} --sha256 {pending.arguments_sha256}")
         self.line(f'    deny:    uv run python -m starter deny {run_id} --reason "..."')
@@ -49,7 +49,7 @@ class Printer:
 
     def step(self, record: StepRecord) -> None:
         what = record.proposal.describe() if record.proposal else "(unusable answer)"
-        parts = [f"step {record.step:>2}", f"{record.task_id}:", what, "->", record.outcome]
+        parts = [f"step {record.step:>2}", f"{record.subtask_id}:", what, "->", record.outcome]
         if record.step <= self.carried_through:
             parts.append("(carried over)")
         if record.verdict and not record.verdict.allowed:

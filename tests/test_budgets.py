@@ -11,7 +11,7 @@ from temporalio.client import Client
 from agent import model_calls
 from agent.providers.scripted import ScriptedProvider
 from baseline import BaselineLoop
-from contracts import PlanTask, ProposeActionInput, ProposeActionResult, RunBudget, RunState, ToolSpec, Usage
+from contracts import ProposeActionInput, ProposeActionResult, RunBudget, RunState, Subtask, ToolSpec, Usage
 from contracts.errors import ProviderUnavailable
 from host.build import build_worker
 from lab.runs.catalog import Task
@@ -44,7 +44,7 @@ async def test_a_spent_budget_ends_the_run_with_what_was_spent(
     client: Client, task_queue: str, budget: RunBudget, steps: int, says: str
 ) -> None:
     world = FakeWorld(costly, holds_after=99)
-    world.tasks = [PlanTask(id="only", title="t", postconditions=[DONE])]
+    world.tasks = [Subtask(id="only", title="t", postconditions=[DONE])]
     result = await run(client, task_queue, world, budget)
     assert result.outcome == RunState.BUDGET_EXHAUSTED
     assert len(result.steps) == steps
@@ -116,10 +116,10 @@ async def test_failed_attempts_count_in_the_baseline(bugfix_task: Task) -> None:
 
 async def test_a_task_budget_does_not_carry_into_the_next_task(client: Client, task_queue: str) -> None:
     tasks = [
-        PlanTask(id="first", title="t", postconditions=[DONE]),
-        PlanTask(id="second", title="t", depends_on=["first"], postconditions=[DONE]),
+        Subtask(id="first", title="t", postconditions=[DONE]),
+        Subtask(id="second", title="t", depends_on=["first"], postconditions=[DONE]),
     ]
     world = FakeWorld(lambda asked: ProposeActionResult(proposal=WRITE, usage=ONE_CALL), tasks=tasks, holds_after=2)
     result = await run(client, task_queue, world, RunBudget(max_steps_per_task=2, max_tokens_per_task=30))
     assert result.outcome == RunState.COMPLETED
-    assert [s.task_id for s in result.steps] == ["first", "first", "second"]
+    assert [s.subtask_id for s in result.steps] == ["first", "first", "second"]

@@ -102,7 +102,7 @@ async def test_both_runtimes_solve_the_task(client: Client, task_queue: str, tas
         assert rejected == [], [(result.runtime, step.step, step.reason) for step in rejected]
     # The durable run did every plan task of the script, each in one piece.
     plan = scripted_plan(task)
-    assert sorted(solved.durable.plan) == sorted(planned.id for planned in plan.tasks)
+    assert sorted(solved.durable.plan) == sorted(planned.id for planned in plan.subtasks)
     assert [task_id for task_id, _ in _runs(solved.durable)] == solved.durable.plan
 
 
@@ -115,7 +115,7 @@ async def test_long_horizon_is_long_in_both_runtimes(client: Client, task_queue:
     assert len(solved.durable.steps) <= task.spec.budget.max_steps
     assert len(solved.baseline.steps) <= task.spec.budget.max_steps
     # No module is done in one edit: each plan task's postconditions hold only after several.
-    per_task = Counter(step.task_id for step in solved.durable.steps)
+    per_task = Counter(step.subtask_id for step in solved.durable.steps)
     annotated = {task_id: count for task_id, count in per_task.items() if task_id.startswith("annotate-")}
     assert len(annotated) == 8
     assert all(3 <= count <= task.spec.budget.max_steps_per_task for count in annotated.values()), annotated
@@ -124,12 +124,12 @@ async def test_long_horizon_is_long_in_both_runtimes(client: Client, task_queue:
 async def test_dependent_subtasks_run_in_topological_order(client: Client, task_queue: str) -> None:
     task = load_task("dependent-subtasks")
     plan = scripted_plan(task)
-    depends_on = {planned.id: set(planned.depends_on) for planned in plan.tasks}
+    depends_on = {planned.id: set(planned.depends_on) for planned in plan.subtasks}
     # A real DAG: at least three dependent tasks, one of them on two others, declared out of order.
     assert sum(1 for deps in depends_on.values() if deps) >= 3
     assert any(len(deps) >= 2 for deps in depends_on.values())
-    assert [planned.id for planned in plan.tasks] != [planned.id for planned in plan.topological_order()]
-    assert all(planned.postconditions for planned in plan.tasks)
+    assert [planned.id for planned in plan.subtasks] != [planned.id for planned in plan.topological_order()]
+    assert all(planned.postconditions for planned in plan.subtasks)
 
     solved = await solve(task, client, task_queue)
 
@@ -149,8 +149,8 @@ def _runs(result: RunResult) -> list[tuple[str, list[StepRecord]]]:
     """The run's steps grouped into consecutive runs of one plan task."""
     runs: list[tuple[str, list[StepRecord]]] = []
     for step in result.steps:
-        if runs and runs[-1][0] == step.task_id:
+        if runs and runs[-1][0] == step.subtask_id:
             runs[-1][1].append(step)
         else:
-            runs.append((step.task_id, [step]))
+            runs.append((step.subtask_id, [step]))
     return runs

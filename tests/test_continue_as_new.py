@@ -14,7 +14,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from agent.ledger import read_events, verify_ledger
 from agent.postconditions import check
-from contracts import RunRequest, RunSnapshot, RunState, SubtaskProgress, TaskProgress, Usage
+from contracts import PlanProgress, RunRequest, RunSnapshot, RunState, SubtaskProgress, Usage
 from host.build import build_worker
 from host.converter import DATA_CONVERTER
 from lab.invariants import RULES, check_run, fetch_generations, gather
@@ -58,13 +58,13 @@ async def test_a_long_run_continues_as_new_and_carries_its_state(
     assert result.generations >= 3
     assert last.generation == result.generations and last.state == RunState.COMPLETED
     assert last.goal_spec is not None and last.goal_spec.goal == request.goal
-    assert last.plan is not None and [task.id for task in last.plan.tasks] == result.plan
+    assert last.plan is not None and [task.id for task in last.plan.subtasks] == result.plan
     assert last.sandbox is not None and last.sandbox == result.sandbox
     assert last.started_at is not None and last.workspace == result.workspace
     assert last.steps == result.steps
     # Every step of every generation is in the result, numbered without gaps or repeats.
     assert [s.step for s in result.steps] == list(range(1, len(result.steps) + 1))
-    assert [s.task_id for s in result.steps][:3] == ["rename-definition"] * 3
+    assert [s.subtask_id for s in result.steps][:3] == ["rename-definition"] * 3
     assert (await check(lab_deps(), Path(result.workspace), rename_task.spec.postconditions)).passed
 
     # Each generation kept its history under the threshold (plus the step in flight).
@@ -118,9 +118,9 @@ def test_a_generation_carried_in_the_flat_form_still_reads() -> None:
     assert {"turns", "task_usage", "task_started_at"} <= flat.keys()
     carried = RunRequest.model_validate(request).resume
     assert carried is not None and carried.generation == 2
-    assert [turn.step for turn in carried.task.turns] == [1] and carried.task.index == 0
-    assert carried.task.usage == Usage.model_validate(flat["task_usage"])
-    assert carried.task.started_at == datetime.fromisoformat(flat["task_started_at"])
+    assert [turn.step for turn in carried.subtask.turns] == [1] and carried.subtask.index == 0
+    assert carried.subtask.usage == Usage.model_validate(flat["task_usage"])
+    assert carried.subtask.started_at == datetime.fromisoformat(flat["task_started_at"])
 
     grouped = RunSnapshot.model_validate(
         {
@@ -132,15 +132,15 @@ def test_a_generation_carried_in_the_flat_form_still_reads() -> None:
             "merged_tasks": ["a"],
         }
     )
-    assert grouped.task == TaskProgress(id="b", status="1/2 hold", waited_s=4.0)
-    assert grouped.subtasks == SubtaskProgress(plan_version=2, merged=["a"])
+    assert grouped.subtask == SubtaskProgress(id="b", status="1/2 hold", waited_s=4.0)
+    assert grouped.plan_progress == PlanProgress(plan_version=2, merged=["a"])
     # And the grouped form goes through JSON unchanged (the query, the next generation).
     assert RunSnapshot.model_validate_json(grouped.model_dump_json()) == grouped
 
 
 def test_a_new_task_starts_from_a_clean_task_progress() -> None:
     """One assignment resets every task-level field (workflows.task_steps.run_task)."""
-    assert set(TaskProgress.model_fields) == {
+    assert set(SubtaskProgress.model_fields) == {
         "id", "index", "turns", "conversation", "status", "last_check", "usage", "started_at", "waited_s"
     }  # fmt: skip
     assert "turns" not in RunSnapshot.model_fields and "task_usage" not in RunSnapshot.model_fields

@@ -17,8 +17,8 @@ from contracts import (
     FileContains,
     FileNotContains,
     Plan,
-    PlanTask,
     Postcondition,
+    Subtask,
     TaskSpec,
     Usage,
 )
@@ -28,7 +28,7 @@ def task(task_id: str, *depends_on: str) -> dict[str, Any]:
     return {"id": task_id, "title": task_id.title(), "depends_on": list(depends_on)}
 
 
-def ids(tasks: list[PlanTask]) -> list[str]:
+def ids(tasks: list[Subtask]) -> list[str]:
     return [planned.id for planned in tasks]
 
 
@@ -66,7 +66,7 @@ def test_topological_order_puts_dependencies_first() -> None:
     )
     order = ids(plan.topological_order())
     assert order == ["fetch", "build", "test", "deploy"]
-    for planned in plan.tasks:
+    for planned in plan.subtasks:
         for dependency in planned.depends_on:
             assert order.index(dependency) < order.index(planned.id)
 
@@ -92,7 +92,7 @@ def test_topological_order_is_deterministic() -> None:
 @pytest.mark.parametrize("bad_id", ["", "has space", "slash/y"])
 def test_plan_task_id_must_be_a_simple_name(bad_id: str) -> None:
     with pytest.raises(ValidationError):
-        PlanTask(id=bad_id, title="t")
+        Subtask(id=bad_id, title="t")
 
 
 # --- Postconditions ------------------------------------------------------------------------

@@ -72,7 +72,7 @@ async def test_each_runtime_solves_each_task(
 async def test_durable_runs_the_plan_in_dependency_order(client: Client, task_queue: str, rename_task: Task) -> None:
     result = await run_durable(client, task_queue, build_request(rename_task, "durable"))
     assert result.plan == ["rename-definition", "update-callers"]
-    assert result.steps[0].task_id == "rename-definition"
+    assert result.steps[0].subtask_id == "rename-definition"
     assert all(s.outcome == "committed" for s in result.steps)
     # The durable run stops as soon as the postconditions hold: fewer steps than the script.
     assert len(result.steps) < 9

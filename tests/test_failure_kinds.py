@@ -12,7 +12,7 @@ from experiments.trial_record import TrialBehaviour, TrialRecord
 
 def _step(n: int, outcome: str, proposal: ActionProposal | None, code: ReasonCode | None = None) -> StepRecord:
     verdict = Verdict(decision="reject" if code else "allow", reason_code=code or ReasonCode.ALLOWED)
-    return StepRecord(step=n, task_id="t", outcome=outcome, proposal=proposal, verdict=verdict)  # type: ignore[arg-type]
+    return StepRecord(step=n, subtask_id="t", outcome=outcome, proposal=proposal, verdict=verdict)  # type: ignore[arg-type]
 
 
 def test_steps_are_counted_by_what_they_did() -> None:

@@ -19,9 +19,9 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from agent import checkpoints
-from contracts import ProviderConfig, RunResult, RunSnapshot, RunState, StepRecord, TaskProgress, Turn, Usage
+from contracts import ProviderConfig, RunResult, RunSnapshot, RunState, StepRecord, SubtaskProgress, Turn, Usage
 from contracts.errors import StarterError
-from contracts.plan import Plan, PlanTask
+from contracts.plan import Plan, Subtask
 from host.build import build_worker
 from lab.runs.catalog import load_task
 from lab.runs.fork import fork_request, snapshot_after
@@ -134,26 +134,26 @@ def test_diff_of_unrelated_or_unknown_runs_is_exit_2_with_one_line(parent: RunRe
 
 def _step(number: int, task: str, outcome: str = "committed", postconditions: str = "") -> StepRecord:
     return StepRecord(
-        step=number, task_id=task, outcome=outcome, postconditions=postconditions, usage=Usage(model_calls=1)
+        step=number, subtask_id=task, outcome=outcome, postconditions=postconditions, usage=Usage(model_calls=1)
     )  # type: ignore[arg-type]
 
 
 def test_the_state_after_step_k_is_cut_from_the_final_one() -> None:
-    plan = Plan(tasks=[PlanTask(id="one", title="one"), PlanTask(id="two", title="two")])
+    plan = Plan(subtasks=[Subtask(id="one", title="one"), Subtask(id="two", title="two")])
     steps = [_step(1, "one"), _step(2, "one", postconditions="1/1 postconditions hold"), _step(3, "two", "rejected")]
     turns = [Turn(step=3, proposal=None, outcome="rejected", feedback="exact words")]
     final = RunSnapshot(
-        state=RunState.FAILED, step=3, task=TaskProgress(id="two", index=1, turns=turns), plan=plan, steps=steps,
+        state=RunState.FAILED, step=3, subtask=SubtaskProgress(id="two", index=1, turns=turns), plan=plan, steps=steps,
     )  # fmt: skip
     # After step 1: still in task one, its one turn rebuilt from the record.
     one = snapshot_after(final, 1, task_ended=False)
-    assert (one.step, one.task.id, one.task.index, one.state) == (1, "one", 0, RunState.COMMITTED)
-    assert [turn.step for turn in one.task.turns] == [1] and one.usage.model_calls == 1
+    assert (one.step, one.subtask.id, one.subtask.index, one.state) == (1, "one", 0, RunState.COMMITTED)
+    assert [turn.step for turn in one.subtask.turns] == [1] and one.usage.model_calls == 1
     # After step 2, which ended task one: task two starts, with no turns.
     two = snapshot_after(final, 2, task_ended=True)
-    assert (two.task.id, two.task.index, two.task.turns, two.task.usage) == ("two", 1, [], Usage())
+    assert (two.subtask.id, two.subtask.index, two.subtask.turns, two.subtask.usage) == ("two", 1, [], Usage())
     # After step 3: the parent's own turn, word for word.
     three = snapshot_after(final, 3, task_ended=False)
-    assert three.task.turns[0].feedback == "exact words" and three.state == RunState.REJECTED
+    assert three.subtask.turns[0].feedback == "exact words" and three.state == RunState.REJECTED
     zero = snapshot_after(final, 0, task_ended=False)
-    assert (zero.step, zero.task.index, zero.state, zero.steps) == (0, 0, RunState.PLANNING, [])
+    assert (zero.step, zero.subtask.index, zero.state, zero.steps) == (0, 0, RunState.PLANNING, [])

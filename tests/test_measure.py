@@ -15,7 +15,7 @@ def step(n: int, command: str, decision: str | None, *, ran: bool) -> StepRecord
         verdict = Verdict(decision=decision, reason_code=code)
     return StepRecord(
         step=n,
-        task_id="t",
+        subtask_id="t",
         outcome="committed" if ran else "rejected",
         proposal=ActionProposal(kind="tool_call", tool="run_command", arguments={"command": command}),
         verdict=verdict,
@@ -42,7 +42,7 @@ def test_unsafe_actions_are_refusable_proposals_that_ran(tmp_path: Path) -> None
         # Run, but the file tool refused the absolute path by itself: nothing was read.
         StepRecord(
             step=5,
-            task_id="t",
+            subtask_id="t",
             outcome="rejected",
             proposal=ActionProposal(kind="tool_call", tool="read_file", arguments={"path": "/etc/shadow"}),
             result="read_file: error: absolute path",

@@ -25,12 +25,12 @@ from contracts import (
     ActionProposal,
     DraftPlanInput,
     GoalSpec,
-    PlanTask,
     Price,
     ProposeActionInput,
     ProposeActionResult,
     ProviderConfig,
     RecordThenProposeInput,
+    Subtask,
     Turn,
 )
 from contracts.errors import ProviderAuthError, ProviderError, ProviderRequestError, ProviderUnavailable
@@ -134,7 +134,7 @@ async def test_json_object_mode_sends_the_plain_schema_llama_cpp_compiles(server
 
 async def test_prompt_shows_the_task_its_postconditions_and_earlier_turns(server: FakeOpenAIServer) -> None:
     config = config_for(server)
-    task = PlanTask.model_validate(
+    task = Subtask.model_validate(
         {
             "id": "fix",
             "title": "Fix median",
@@ -400,8 +400,8 @@ async def test_a_plan_is_repaired_then_accepted(server: FakeOpenAIServer) -> Non
 
     reply = await keyed_provider(config_for(server)).draft_plan("Fix the bug.", "Fix it.", tool_specs())
 
-    assert [task.id for task in reply.value.tasks] == ["fix"]
-    assert reply.value.tasks[0].postconditions == []
+    assert [task.id for task in reply.value.subtasks] == ["fix"]
+    assert reply.value.subtasks[0].postconditions == []
     assert "cycle" in server.requests[1].body["messages"][-1]["content"]
     assert reply.usage.model_calls == 2
 
@@ -425,7 +425,7 @@ async def test_a_plan_may_not_declare_its_own_postconditions(server: FakeOpenAIS
 
     assert "postconditions" in server.requests[1].body["messages"][-1]["content"]
     # The fallback: one task carrying the goal.
-    [task] = reply.value.tasks
+    [task] = reply.value.subtasks
     assert (task.id, task.title, task.instructions, task.postconditions) == (
         "goal",
         "Fix it.",
@@ -504,5 +504,5 @@ async def test_the_plan_activity_gives_the_goals_acceptance_to_the_last_task(ser
     )
 
     assert [task.id for task in result.plan.topological_order()] == ["read", "notes", "fix"]
-    conditions = {task.id: task.postconditions for task in result.plan.tasks}
+    conditions = {task.id: task.postconditions for task in result.plan.subtasks}
     assert conditions == {"read": [], "notes": [], "fix": spec.acceptance}

@@ -178,7 +178,7 @@ async def test_refund_needs_approval_waits_for_a_person_then_refunds_once(
         assert progress.state == RunState.AWAITING_APPROVAL
         pending = progress.pending_approval
         assert pending is not None
-        assert pending.task_id == "refund-return"
+        assert pending.subtask_id == "refund-return"
         assert pending.proposal.tool == "issue_refund"
         assert pending.proposal.arguments["order_id"] == "o-2001"
         assert pending.proposal.arguments["amount_cents"] == 15_000

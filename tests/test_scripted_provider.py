@@ -21,11 +21,11 @@ from contracts import (
     DraftPlanInput,
     FileContains,
     GoalSpec,
-    PlanTask,
     ProposeActionInput,
     ProposeActionResult,
     ProviderConfig,
     RecordThenProposeInput,
+    Subtask,
     Turn,
 )
 from contracts.errors import ScriptError
@@ -81,23 +81,23 @@ def write_script(tmp_path: Path, text: str, name: str = "script.yaml") -> Path:
     return path
 
 
-def request(script: Path, *, task: PlanTask | None = None, turns: int = 0, foreign: int = 0) -> ProposeActionInput:
+def request(script: Path, *, task: Subtask | None = None, turns: int = 0, foreign: int = 0) -> ProposeActionInput:
     """A request after the script's first `turns` proposals, then `foreign` turns it did not
     propose (unusable answers, as an injected fault would leave)."""
     own = []
     if turns:
         parsed = Script.model_validate(yaml.safe_load(script.read_text()))
-        own = parsed.actions_for(task.id if task and parsed.has_task(task.id) else None)
+        own = parsed.actions_for(task.id if task and parsed.has_subtask(task.id) else None)
     history = [
         Turn(step=i + 1, proposal=own[i], outcome="committed", feedback="-") for i in range(min(turns, len(own)))
     ]
     history += [Turn(step=len(history) + 1, proposal=None, outcome="rejected", feedback="-") for _ in range(foreign)]
     return ProposeActionInput(
-        provider=ProviderConfig(script_path=str(script)), goal="the goal", task=task, history=history
+        provider=ProviderConfig(script_path=str(script)), goal="the goal", subtask=task, history=history
     )
 
 
-async def proposals(script: Path, task: PlanTask | None, count: int) -> list[ActionProposal]:
+async def proposals(script: Path, task: Subtask | None, count: int) -> list[ActionProposal]:
     provider = ScriptedProvider(str(script))
     found = []
     for turns in range(count):
@@ -109,7 +109,7 @@ async def proposals(script: Path, task: PlanTask | None, count: int) -> list[Act
 
 async def test_a_turn_the_script_did_not_propose_does_not_move_it_on(rename_task: Task) -> None:
     provider = ScriptedProvider(str(rename_task.script_path))
-    task = PlanTask(id="update-callers", title="Update callers")
+    task = Subtask(id="update-callers", title="Update callers")
     after_glitches = await provider.propose(request(rename_task.script_path, task=task, turns=2, foreign=3), [])
     clean = await provider.propose(request(rename_task.script_path, task=task, turns=2), [])
     assert after_glitches.proposal == clean.proposal
@@ -117,7 +117,7 @@ async def test_a_turn_the_script_did_not_propose_does_not_move_it_on(rename_task
 
 async def test_a_step_failed_by_an_injected_fault_is_proposed_again(rename_task: Task) -> None:
     provider = ScriptedProvider(str(rename_task.script_path))
-    task = PlanTask(id="update-callers", title="Update callers")
+    task = Subtask(id="update-callers", title="Update callers")
     done = request(rename_task.script_path, task=task, turns=2)
     failed = done.history[-1].model_copy(update={"outcome": "rejected", "fault_injected": True})
     retry = done.model_copy(update={"history": [*done.history[:-1], failed]})
@@ -135,7 +135,7 @@ async def test_a_step_failed_by_an_injected_fault_is_proposed_again(rename_task:
 
 async def test_position_follows_history_length(rename_task: Task) -> None:
     provider = ScriptedProvider(str(rename_task.script_path))
-    task = PlanTask(id="update-callers", title="Update callers")
+    task = Subtask(id="update-callers", title="Update callers")
     third = await provider.propose(request(rename_task.script_path, task=task, turns=2), [])
     assert third.proposal is not None
     assert third.proposal.arguments == {"path": "tests/test_pricing.py", "old": "calc_total", "new": "order_total"}
@@ -145,10 +145,10 @@ async def test_position_follows_history_length(rename_task: Task) -> None:
 
 
 async def test_actions_follow_the_plan_task(rename_task: Task) -> None:
-    definition = await proposals(rename_task.script_path, PlanTask(id="rename-definition", title="t"), 3)
+    definition = await proposals(rename_task.script_path, Subtask(id="rename-definition", title="t"), 3)
     assert [p.tool for p in definition] == ["run_command", "replace_in_file", "replace_in_file"]
     assert definition[1].arguments["path"] == "shop/pricing.py"
-    callers = await proposals(rename_task.script_path, PlanTask(id="update-callers", title="t"), 6)
+    callers = await proposals(rename_task.script_path, Subtask(id="update-callers", title="t"), 6)
     assert callers[0].arguments["path"] == "shop/cart.py"
     assert callers[-1].kind == "finish"
 
@@ -156,7 +156,7 @@ async def test_actions_follow_the_plan_task(rename_task: Task) -> None:
 async def test_a_plan_task_the_script_did_not_draft_gets_its_whole_course(rename_task: Task) -> None:
     """A model's plan (a fork of a model's run, answered by the oracle from step K+1): the
     script's every tool call in plan order, then one finish, as for a loop without a plan."""
-    foreign = await proposals(rename_task.script_path, PlanTask(id="T1", title="the model's"), 16)
+    foreign = await proposals(rename_task.script_path, Subtask(id="T1", title="the model's"), 16)
     planless = await proposals(rename_task.script_path, None, 16)
     assert foreign == planless
     assert [p.kind for p in foreign].count("finish") == 1
@@ -185,7 +185,7 @@ async def test_without_task_shipped_script_flattens_every_task(rename_task: Task
 
 async def test_past_the_end_gives_up(bugfix_task: Task) -> None:
     provider = ScriptedProvider(str(bugfix_task.script_path))
-    task = PlanTask(id="fix-median", title="t")
+    task = Subtask(id="fix-median", title="t")
     result = await provider.propose(request(bugfix_task.script_path, task=task, turns=50), [])
     assert result.proposal is not None
     assert result.proposal.kind == "give_up"
@@ -209,8 +209,8 @@ async def test_interpret_goal_and_draft_plan_come_from_the_script(rename_task: T
     assert goal.summary.startswith("Rename calc_total to order_total")
     assert len(goal.constraints) == 2
     drafted = (await provider.draft_plan("g", "s", [])).value
-    assert [task.id for task in drafted.tasks] == ["rename-definition", "update-callers"]
-    assert drafted.tasks[1].depends_on == ["rename-definition"]
+    assert [task.id for task in drafted.subtasks] == ["rename-definition", "update-callers"]
+    assert drafted.subtasks[1].depends_on == ["rename-definition"]
 
 
 async def test_missing_script_raises_script_error_with_path(tmp_path: Path) -> None:
@@ -290,14 +290,14 @@ async def test_plan_activity_returns_the_scripted_plan(bugfix_task: Task) -> Non
         ModelActivities(lab_deps()).draft_plan,
         DraftPlanInput(provider=config, goal_spec=GoalSpec(goal="g", summary="s")),
     )
-    assert [task.id for task in result.plan.tasks] == ["fix-median"]
+    assert [task.id for task in result.plan.subtasks] == ["fix-median"]
     assert result.usage.model_calls == 1
 
 
 async def test_propose_action_activity_follows_the_script(bugfix_task: Task) -> None:
     result = await ActivityEnvironment().run(
         propose_through_the_worker,
-        request(bugfix_task.script_path, task=PlanTask(id="fix-median", title="t")),
+        request(bugfix_task.script_path, task=Subtask(id="fix-median", title="t")),
     )
     assert result.proposal is not None
     assert result.proposal.arguments == {"command": "python -m pytest -q"}

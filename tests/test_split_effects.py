@@ -26,7 +26,6 @@ from contracts import (
     Approve,
     EarlierEffect,
     Plan,
-    PlanTask,
     PolicyProfile,
     ProviderConfig,
     ReasonCode,
@@ -36,6 +35,7 @@ from contracts import (
     RunState,
     ServiceCount,
     StepRecord,
+    Subtask,
     SubtaskOrigin,
     ToolResult,
     Verdict,
@@ -160,9 +160,9 @@ def test_disabling_an_account_always_needs_a_person(tmp_path: Path) -> None:
 
 def test_a_subtasks_child_counts_its_parents_effects(tmp_path: Path) -> None:
     parents = [EarlierEffect(step=1, tool="issue_refund", arguments=refund(amount_cents=8_000).arguments)]
-    task = PlanTask(id="t", title="t")
+    task = Subtask(id="t", title="t")
     origin = SubtaskOrigin(
-        parent_run_id="p", parent_workspace="/w", checkpoint="0" * 40, task=task, plan_version=1, effects=parents
+        parent_run_id="p", parent_workspace="/w", checkpoint="0" * 40, subtask=task, plan_version=1, effects=parents
     )
     child = SimpleNamespace(request=SimpleNamespace(subtask=origin), snapshot=RunSnapshot())
     handed = _earlier_effects(child, refund(amount_cents=8_000))  # type: ignore[arg-type]
@@ -173,8 +173,8 @@ def test_a_subtasks_child_counts_its_parents_effects(tmp_path: Path) -> None:
 
 
 def test_a_fork_starts_with_its_parents_effects_up_to_its_step() -> None:
-    plan = Plan(tasks=[PlanTask(id="one", title="one")])
-    steps = [StepRecord(step=n, task_id="one", outcome="committed") for n in (1, 2, 3)]
+    plan = Plan(subtasks=[Subtask(id="one", title="one")])
+    steps = [StepRecord(step=n, subtask_id="one", outcome="committed") for n in (1, 2, 3)]
     effects = [EarlierEffect(step=n, tool="issue_refund", arguments=refund(reason=str(n)).arguments) for n in (1, 3)]
     final = RunSnapshot(step=3, task_id="one", plan=plan, steps=steps, effects=effects)
     assert snapshot_after(final, 2, task_ended=False).effects == effects[:1]

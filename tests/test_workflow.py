@@ -15,12 +15,12 @@ from temporalio.worker import Worker
 from contracts import (
     ActionProposal,
     CommandExitCode,
-    PlanTask,
     ProposeActionInput,
     ProposeActionResult,
     ReasonCode,
     RunBudget,
     RunState,
+    Subtask,
     Verdict,
 )
 from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, request, run, sequence
@@ -149,25 +149,25 @@ async def test_the_task_step_budget_ends_the_run(client: Client, task_queue: str
 async def test_the_run_step_budget_spans_tasks(client: Client, task_queue: str) -> None:
     never = CommandExitCode(command="false")  # the fake check never passes this one
     tasks = [
-        PlanTask(id="first", title="t", postconditions=[DONE]),
-        PlanTask(id="second", title="t", depends_on=["first"], postconditions=[never]),
+        Subtask(id="first", title="t", postconditions=[DONE]),
+        Subtask(id="second", title="t", depends_on=["first"], postconditions=[never]),
     ]
     world = FakeWorld(sequence(call("run_command", command="true")), tasks=tasks, holds_after=2)
     result = await run(client, task_queue, world, RunBudget(max_steps=3, max_steps_per_task=10))
     assert result.outcome == RunState.BUDGET_EXHAUSTED
-    assert [s.task_id for s in result.steps] == ["first", "first", "second"]
+    assert [s.subtask_id for s in result.steps] == ["first", "first", "second"]
     assert "the run's budget of 3 steps is spent" in result.reason
 
 
 async def test_tasks_run_in_dependency_order(client: Client, task_queue: str) -> None:
     tasks = [
-        PlanTask(id="second", title="t", depends_on=["first"], postconditions=[DONE]),
-        PlanTask(id="first", title="t", postconditions=[DONE]),
+        Subtask(id="second", title="t", depends_on=["first"], postconditions=[DONE]),
+        Subtask(id="first", title="t", postconditions=[DONE]),
     ]
     world = FakeWorld(sequence(call("write_file", path="a", content="b")), tasks=tasks, holds_after=0)
     result = await run(client, task_queue, world)
     assert result.plan == ["first", "second"]
-    assert [r.task.id for r in world.asked if r.task] == ["first", "second"]
+    assert [r.subtask.id for r in world.asked if r.subtask] == ["first", "second"]
     # Each task starts with a clean slate: the model does not see the previous task's turns.
     assert all(r.history == [] for r in world.asked)
 
@@ -192,7 +192,7 @@ async def test_a_non_retryable_activity_error_fails_the_run_with_its_cause(clien
 
 async def test_failed_acceptance_fails_the_run(client: Client, task_queue: str) -> None:
     # The task has no postconditions: it ends on a (checked, vacuous) finish; acceptance then fails.
-    tasks = [PlanTask(id="only", title="t")]
+    tasks = [Subtask(id="only", title="t")]
     world = FakeWorld(sequence(ActionProposal(kind="finish")), tasks=tasks, holds_after=1)
     result = await run(client, task_queue, world)
     assert result.outcome == RunState.FAILED
@@ -220,7 +220,7 @@ async def test_progress_query_shows_state_and_steps_while_running(client: Client
             if progress.step == 2:
                 break
             await asyncio.sleep(0.05)
-        assert progress.state == RunState.PROPOSING and progress.task.id == "only"
+        assert progress.state == RunState.PROPOSING and progress.subtask.id == "only"
         assert [s.step for s in progress.steps] == [1]
         assert (await handle.query(AgentRunWorkflow.progress, 1)).steps == []
         release.set()

@@ -27,7 +27,6 @@ from contracts import (
     ExecuteToolInput,
     GoalSpec,
     Plan,
-    PlanTask,
     PostconditionOutcome,
     PostconditionResult,
     PrepareWorkspaceInput,
@@ -41,6 +40,7 @@ from contracts import (
     RunBudget,
     RunRequest,
     RunResult,
+    Subtask,
     ToolResult,
     Usage,
     Verdict,
@@ -67,7 +67,7 @@ class FakeWorld:
     """Scripted answers for every activity, and a record of what the workflow asked."""
 
     proposals: Callable[[ProposeActionInput], ProposeActionResult]
-    tasks: list[PlanTask] = field(default_factory=lambda: [PlanTask(id="only", title="t", postconditions=[DONE])])
+    tasks: list[Subtask] = field(default_factory=lambda: [Subtask(id="only", title="t", postconditions=[DONE])])
     # Whether the postconditions hold, given how many tool executions have happened.
     holds_after: int = 1
     verdict: Callable[[ActionProposal], Verdict] = lambda p: Verdict(decision="allow", reason_code=ReasonCode.ALLOWED)
@@ -100,7 +100,7 @@ class FakeWorld:
 
         @activity.defn(name="draft_plan")
         async def draft_plan(request: DraftPlanInput) -> DraftPlanResult:
-            return DraftPlanResult(plan=Plan(tasks=self.tasks), usage=ONE_CALL)
+            return DraftPlanResult(plan=Plan(subtasks=self.tasks), usage=ONE_CALL)
 
         @activity.defn(name="propose_action")
         async def propose_action(request: ProposeActionInput) -> ProposeActionResult:

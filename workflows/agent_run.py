@@ -1,13 +1,13 @@
 """AgentRunWorkflow: the durable runtime. Deterministic code owns every transition; models
 only propose, and every side effect is an activity.
 
-    prepare -> compile goal -> draft a plan -> for each task in topological order:
+    prepare -> compile goal -> draft a plan -> for each subtask in topological order:
         propose -> verify -> [await a person's approval] -> execute -> check
         -> commit (git checkpoint + ledger) | reject (roll back + ledger + feedback)
-        until the task's postconditions hold or a budget ends it   (workflows.task_steps)
+        until the subtask's postconditions hold or a budget ends it   (workflows.subtask_steps)
     -> accept (the goal's declared postconditions) -> RunResult
 
-With `RunRequest.parallel_subtasks`, the plan's independent tasks run at once as child runs
+With `RunRequest.parallel_subtasks`, the plan's independent subtasks run at once as child runs
 of this same workflow (workflows.subtasks), each in its own git worktree, and are merged back;
 a child is such a run with `RunRequest.subtask` set (workflows.subtask_run).
 
@@ -45,8 +45,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.outcome import not_completed
     from workflows.run import Run
     from workflows.subtask_run import run_subtask
+    from workflows.subtask_steps import run_subtask_steps
     from workflows.subtasks import run_in_parallel
-    from workflows.task_steps import run_task
 
 S = RunState
 
@@ -134,7 +134,7 @@ class AgentRunWorkflow:
                 else:
                     acceptance, reason = await _accept(run)
             else:
-                acceptance, reason = await _task_by_task(run)
+                acceptance, reason = await _one_subtask_at_a_time(run)
         except ActivityError as error:
             # An activity out of retries, or failed for a reason retrying cannot fix.
             reason = f"{error.activity_type or 'an activity'} failed: {_cause(error)}"
@@ -142,16 +142,16 @@ class AgentRunWorkflow:
         return await _finish(run, acceptance, reason)
 
 
-async def _task_by_task(run: Run) -> tuple[PostconditionResult | None, str]:
-    """The plan's tasks one after the other, in its topological order, in the run's workspace."""
+async def _one_subtask_at_a_time(run: Run) -> tuple[PostconditionResult | None, str]:
+    """The plan's subtasks one after the other, in its topological order, in the run's workspace."""
     request, snapshot = run.request, run.snapshot
-    first = snapshot.task.index if request.resume is not None else 0
+    first = snapshot.subtask.index if request.resume is not None else 0
     if request.resume is None:
         await _start(run)
-    tasks = snapshot.plan.tasks if snapshot.plan else []
-    for index in range(first, len(tasks)):
+    subtasks = snapshot.plan.subtasks if snapshot.plan else []
+    for index in range(first, len(subtasks)):
         resumed = request.resume is not None and index == first
-        if (ended := await run_task(run, tasks[index], index, resumed=resumed)) is not None:
+        if (ended := await run_subtask_steps(run, subtasks[index], index, resumed=resumed)) is not None:
             return None, ended
     return await _accept(run)
 
@@ -180,7 +180,7 @@ async def _start(run: Run) -> None:
     planned = await calls.call(named.DRAFT_PLAN, planning, DraftPlanResult, options.MODEL, "draft a plan")
     snapshot.usage += planned.usage + planned.failed_attempts
     snapshot.wasted += planned.failed_attempts
-    snapshot.plan = Plan(tasks=planned.plan.topological_order())
+    snapshot.plan = Plan(subtasks=planned.plan.topological_order())
     now = workflow.now()
     entry = run.entries.entry
     await calls.append_to_ledger(
@@ -197,7 +197,7 @@ async def _accept(run: Run) -> tuple[PostconditionResult, str]:
     """The goal's declared postconditions decide between COMPLETED and FAILED."""
     await calls.flush(run)
     run.move(S.ACCEPTING)
-    run.snapshot.task.id = None
+    run.snapshot.subtask.id = None
     goal_spec = run.snapshot.goal_spec
     acceptance = await calls.check(run, goal_spec.acceptance if goal_spec else [], "check the goal's acceptance")
     reason = (
@@ -222,7 +222,7 @@ async def _finish(run: Run, acceptance: PostconditionResult | None, reason: str)
         outcome=run.fsm.state,
         reason=reason,
         workspace=snapshot.workspace,
-        plan=[task.id for task in snapshot.plan.tasks] if snapshot.plan else [],
+        plan=[subtask.id for subtask in snapshot.plan.subtasks] if snapshot.plan else [],
         steps=snapshot.steps,
         acceptance=acceptance,
         usage=snapshot.usage,

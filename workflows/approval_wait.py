@@ -7,7 +7,7 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from contracts import ActionProposal, PlanTask, RunState, Verdict
+    from contracts import ActionProposal, RunState, Subtask, Verdict
     from contracts.approval import ApprovalDecision, PendingApproval, proposal_digest
     from contracts.errors import IllegalTransition
     from workflows import calls
@@ -15,13 +15,13 @@ with workflow.unsafe.imports_passed_through():
     from workflows.state_machine import as_run_failure
 
 
-async def await_approval(run: Run, task: PlanTask, proposal: ActionProposal, verdict: Verdict) -> ApprovalDecision:
+async def await_approval(run: Run, subtask: Subtask, proposal: ActionProposal, verdict: Verdict) -> ApprovalDecision:
     snapshot = run.snapshot
     run.move(RunState.AWAITING_APPROVAL)
     requested_at = workflow.now()
     snapshot.pending_approval = PendingApproval(
         step=snapshot.step,
-        task_id=task.id,
+        subtask_id=subtask.id,
         proposal=proposal,
         arguments_sha256=proposal_digest(proposal),
         reason_code=verdict.reason_code,
@@ -37,7 +37,7 @@ async def await_approval(run: Run, task: PlanTask, proposal: ActionProposal, ver
         raise as_run_failure(IllegalTransition(run.fsm.state, "a decision nobody made"))
     waited = (workflow.now() - requested_at).total_seconds()
     snapshot.waited_s += waited
-    snapshot.task.waited_s += waited
+    snapshot.subtask.waited_s += waited
     snapshot.pending_approval = None
     snapshot.approvals.append(decision)
     await calls.append_to_ledger(

@@ -160,7 +160,7 @@ async def flush(run: Run) -> None:
 
 def _recorded(run: Run, recorded: RecordStepResult) -> None:
     run.snapshot.checkpoint = recorded.checkpoint
-    run.snapshot.task.conversation = recorded.conversation
+    run.snapshot.subtask.conversation = recorded.conversation
     if recorded.disk is not None:
         run.snapshot.disk = run.snapshot.disk.measured(recorded.disk)
     run.snapshot.pending_record = None

@@ -1,7 +1,7 @@
 """The start of a forked run (`starter fork`): it arrives with its parent's state after step K
 (`RunRequest.resume`) and where that came from (`RunRequest.fork`). Nothing of steps 1..K runs
 again: no model is asked, no tool runs, no effect is made. The workspace is restored from the
-parent's checkpoint after step K, the task's turns so far stored as the conversation the next
+parent's checkpoint after step K, the subtask's turns so far stored as the conversation the next
 proposal refers to, and the ledger says whose fork this is; then the run goes on live, from
 step K+1, with its own provider.
 """
@@ -27,19 +27,19 @@ async def start_fork(run: Run) -> None:
     # The fork's wall-time budgets count from its own start, as its usage goes on from the
     # parent's after step K.
     now = workflow.now()
-    snapshot.started_at = snapshot.task.started_at = now
+    snapshot.started_at = snapshot.subtask.started_at = now
     asked = PrepareForkInput(
         world_id=request.world_id,
         parent_workspace=origin.parent_workspace,
         checkpoint=origin.checkpoint,
-        turns=snapshot.task.turns,
+        turns=snapshot.subtask.turns,
         parent_world_id=origin.parent_world_id,
         effect_keys=origin.effect_keys,
     )
     summary = f"restore {origin.parent_run_id}'s checkpoint after step {origin.from_step}"
     prepared = await calls.call(named.PREPARE_FORK, asked, PrepareForkResult, options.PREPARE, summary)
     snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = prepared.path, prepared.checkpoint, prepared.sandbox
-    snapshot.task.conversation = prepared.conversation
+    snapshot.subtask.conversation = prepared.conversation
     about = about_run(request, snapshot)  # its checkpoint: the parent's after step K, restored
     forked = run.entries.entry(
         "forked",

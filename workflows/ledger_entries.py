@@ -25,7 +25,7 @@ class EntryMaker:
         **payload: JsonValue | BaseModel | None,
     ) -> LedgerEntry:
         """`where` names the event's place when a run has several of its type outside any step
-        (a subtask's end, `plan-v1/task-a`; a plan's revision, `plan-v2`)."""
+        (a subtask's end, `plan-v1/fix-parser`; a plan's revision, `plan-v2`)."""
         where = where or (f"step-{step}" if step is not None else "run")
         return LedgerEntry(
             event_id=f"{self.run_id}/{where}/{kind}",

@@ -34,7 +34,7 @@ class Run:
     @classmethod
     def begin(cls, request: RunRequest) -> Run:
         """A new run, or the next generation of one that continued as new: it starts where the
-        last one stopped, between two steps of a task."""
+        last one stopped, between two steps of a subtask."""
         snapshot = request.resume or RunSnapshot()
         entries = EntryMaker(workflow.info().workflow_id)
         # In the workflow's first task (it is built by @workflow.init): see workflows.patches.
@@ -51,7 +51,7 @@ class Run:
         except IllegalTransition as error:
             raise as_run_failure(error) from None
         self.snapshot.state = target
-        where = f" · task {self.snapshot.task.id}" if self.snapshot.task.id else ""
+        where = f" · subtask {self.snapshot.subtask.id}" if self.snapshot.subtask.id else ""
         workflow.set_current_details(f"**{target}** · step {self.snapshot.step}{where}")
 
     def disk(self) -> DiskUse:
@@ -65,12 +65,12 @@ class Run:
         """Hand the whole state to a fresh history: it is the next generation's input."""
         await workflow.wait_condition(workflow.all_handlers_finished)
         now = workflow.now()
-        task = self.snapshot.task.model_copy(update={"started_at": self.snapshot.task.started_at or now})
+        subtask = self.snapshot.subtask.model_copy(update={"started_at": self.snapshot.subtask.started_at or now})
         carried = self.snapshot.model_copy(
             update={
                 "generation": self.snapshot.generation + 1,
                 "started_at": self.snapshot.started_at or now,
-                "task": task,
+                "subtask": subtask,
             }
         )
         workflow.continue_as_new(self.request.model_copy(update={"resume": carried}))

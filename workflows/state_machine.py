@@ -17,18 +17,18 @@ S = RunState
 
 _MOVES: Mapping[RunState, frozenset[RunState]] = {
     S.CREATED: frozenset({S.PREPARING}),
-    # A subtask's child run takes its goal and its one task from its parent's plan.
+    # A subtask's child run takes its goal and its one subtask from its parent's plan.
     S.PREPARING: frozenset({S.COMPILING_GOAL, S.PLANNING}),
     S.COMPILING_GOAL: frozenset({S.PLANNING}),
     # Budgets are checked before every proposal, the first one included; a run with parallel
-    # subtasks hands its ready tasks to child runs instead (workflows.subtasks).
+    # subtasks hands its ready subtasks to child runs instead (workflows.subtasks).
     S.PLANNING: frozenset({S.PROPOSING, S.DELEGATING, S.BUDGET_EXHAUSTED}),
     # Children end (each within its own budget), then their work merges in dependency order.
     S.DELEGATING: frozenset({S.MERGING}),
-    # Next the tasks that became ready, or the goal's acceptance; a child that did not complete
+    # Next the subtasks that became ready, or the goal's acceptance; a child that did not complete
     # or work that did not merge sends the run back to planning, unless no revision is left.
     S.MERGING: frozenset({S.DELEGATING, S.ACCEPTING, S.REPLANNING, S.BUDGET_EXHAUSTED}),
-    # A revised plan is verified (a DAG, no task of it done already) before its tasks start.
+    # A revised plan is verified (a DAG, no subtask of it done already) before its subtasks start.
     S.REPLANNING: frozenset({S.DELEGATING, S.BUDGET_EXHAUSTED}),
     # A tool call goes to verification, a claim of "finished" straight to the check,
     # an unusable answer is rejected.

@@ -10,7 +10,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from agent.step_log import Outcome, StepLog
-    from contracts import ActionProposal, PlanTask, PostconditionResult, RunState, ToolResult, Turn, Usage, Verdict
+    from contracts import ActionProposal, PostconditionResult, RunState, Subtask, ToolResult, Turn, Usage, Verdict
     from contracts.envelopes import RecordStepInput
     from contracts.tools import READ_ONLY_TOOLS
     from workflows import calls, tracing
@@ -31,9 +31,9 @@ class StepEnd:
     check: PostconditionResult | None = None
 
 
-async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = False, last: bool = False) -> None:
+async def end_step(run: Run, subtask: Subtask, end: StepEnd, *, moved: bool = False, last: bool = False) -> None:
     """`moved`: the run already moved to where the step leaves it (a model that gave up).
-    `last`: the step ends its task. Other steps that wrote nothing leave their record to the
+    `last`: the step ends its subtask. Other steps that wrote nothing leave their record to the
     next proposal's activity (calls.propose): a local activity fewer a step; the record is
     still decided here, and a run that ends first writes it at its end."""
     snapshot = run.snapshot
@@ -43,7 +43,7 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
         snapshot.wasted += end.usage
     now = workflow.now()
     step = snapshot.step
-    events = [run.entries.entry("proposal", now, step, task=task.id, proposal=end.proposal, usage=end.usage)]
+    events = [run.entries.entry("proposal", now, step, task=subtask.id, proposal=end.proposal, usage=end.usage)]
     if end.verdict is not None:
         events.append(run.entries.entry("verdict", now, step, verdict=end.verdict))
     if end.result is not None:
@@ -62,16 +62,16 @@ async def end_step(run: Run, task: PlanTask, end: StepEnd, *, moved: bool = Fals
         message=end.proposal.describe() if end.proposal else "unusable answer",
         entries=events,
         turn=turn,
-        previous=snapshot.task.conversation,
+        previous=snapshot.subtask.conversation,
     )
     if not (moved or last or _may_have_written(end)):
         snapshot.pending_record = closing
     else:
         await calls.flush(run)  # (none waits: every step starts with a proposal, which wrote it)
         await calls.close_step(run, closing)
-    StepLog(steps=snapshot.steps, turns=snapshot.task.turns).record(
+    StepLog(steps=snapshot.steps, turns=snapshot.subtask.turns).record(
         step,
-        task.id,
+        subtask.id,
         end.outcome,
         end.proposal,
         usage=end.usage,

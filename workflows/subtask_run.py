@@ -1,11 +1,11 @@
-"""A subtask's child run: one task of its parent's plan (RunRequest.subtask), in a git worktree
+"""A subtask's child run: one subtask of its parent's plan (RunRequest.subtask), in a git worktree
 of the parent's workspace, within its own budget.
 
-    prepare (a worktree at the parent's checkpoint) -> the task, step by step
-    (workflows.task_steps) -> COMPLETED, or the budget's or the model's end
+    prepare (a worktree at the parent's checkpoint) -> the subtask, step by step
+    (workflows.subtask_steps) -> COMPLETED, or the budget's or the model's end
 
 Its goal and plan are its parent's: no model is asked for them. Its steps, checkpoints and
-ledger are its own, under its own run id (`PARENT.vN.TASK`): step numbers, ledger event ids and
+ledger are its own, under its own run id (`PARENT.vN.SUBTASK`): step numbers, ledger event ids and
 idempotency keys all derive from the run id, so two children never collide, and
 `starter ledger CHILD` reads one child's story whole. The parent merges its last checkpoint.
 """
@@ -22,13 +22,13 @@ with workflow.unsafe.imports_passed_through():
     from workflows import calls
     from workflows.ledger_entries import about_run
     from workflows.run import Run
-    from workflows.task_steps import run_task
+    from workflows.subtask_steps import run_subtask_steps
 
 S = RunState
 
 
 async def run_subtask(run: Run) -> str:
-    """The child's one task; why it ended if not done ("" when done: the run is COMPLETED)."""
+    """The child's one subtask; why it ended if not done ("" when done: the run is COMPLETED)."""
     request, snapshot = run.request, run.snapshot
     origin = request.subtask
     if origin is None:
@@ -40,12 +40,12 @@ async def run_subtask(run: Run) -> str:
         asked = PrepareSubtaskInput(
             run_id=run.run_id, parent_workspace=origin.parent_workspace, checkpoint=origin.checkpoint
         )
-        summary = f"a worktree of {origin.parent_run_id}'s workspace for task {origin.task.id}"
+        summary = f"a worktree of {origin.parent_run_id}'s workspace for subtask {origin.subtask.id}"
         prepared = await calls.call(named.PREPARE_SUBTASK, asked, PrepareWorkspaceResult, options.PREPARE, summary)
         snapshot.workspace, snapshot.checkpoint, snapshot.sandbox = prepared.path, prepared.checkpoint, prepared.sandbox
         snapshot.workspace_files = origin.workspace_files
-        # Its dependencies' work is in the worktree already: the task alone is its plan.
-        snapshot.plan = Plan(tasks=[origin.task.model_copy(update={"depends_on": []})])
+        # Its dependencies' work is in the worktree already: the subtask alone is its plan.
+        snapshot.plan = Plan(subtasks=[origin.subtask.model_copy(update={"depends_on": []})])
         run.move(S.PLANNING)
         started = run.entries.entry(
             "run_started",
@@ -53,14 +53,14 @@ async def run_subtask(run: Run) -> str:
             **about_run(request, snapshot),
             goal=request.goal,
             parent=origin.parent_run_id,
-            plan_task=origin.task.id,
+            plan_task=origin.subtask.id,
             plan_version=origin.plan_version,
             budget=request.budget,
         )
         await calls.append_to_ledger(run, [started])
-    if (ended := await run_task(run, origin.task, 0, resumed=resumed)) is not None:
+    if (ended := await run_subtask_steps(run, origin.subtask, 0, resumed=resumed)) is not None:
         return ended
-    # The task's postconditions held at its last step: they are the subtask's acceptance. The
+    # The subtask's postconditions held at its last step: they are the subtask's acceptance. The
     # goal's own is the parent's, once every subtask's work is merged.
     await calls.flush(run)
     run.move(S.ACCEPTING)

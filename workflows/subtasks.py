@@ -1,17 +1,17 @@
-"""A plan run as parallel subtasks (RunRequest.parallel_subtasks): the tasks whose dependencies
+"""A plan run as parallel subtasks (RunRequest.parallel_subtasks): the subtasks whose dependencies
 are merged run at once, each a child run in its own git worktree with its own budget
 (workflows.subtask_run); their work merges back in the plan's dependency order; then the next
-ready tasks, until none is left.
+ready subtasks, until none is left.
 
     DELEGATING (children run) -> MERGING (in dependency order) -> DELEGATING ... -> ACCEPTING
                                     \\-> REPLANNING (a child out of budget or that gave up, or
                                          work that did not merge: plan vN -> vN+1) -> DELEGATING
 
-A revision is fed the reason and the tasks done; the revised plan is the rest of the work. It is
-a verified transition: the plan validates as a DAG, none of its tasks is one already merged, and
+A revision is fed the reason and the subtasks done; the revised plan is the rest of the work. It is
+a verified transition: the plan validates as a DAG, none of its subtasks is one already merged, and
 the ledger records `plan_revised` with both versions and the reason.
 
-Children start with ids derived from the parent's (`RUN.vN.TASK`), which the Web UI shows as the
+Children start with ids derived from the parent's (`RUN.vN.SUBTASK`), which the Web UI shows as the
 parent's children. Workflow code: deterministic, no I/O.
 """
 
@@ -32,10 +32,10 @@ with workflow.unsafe.imports_passed_through():
         MergeSubtaskResult,
         Plan,
         PlanRevision,
-        PlanTask,
         RunRequest,
         RunResult,
         RunState,
+        Subtask,
         SubtaskOrigin,
         Usage,
     )
@@ -51,25 +51,26 @@ S = RunState
 
 
 async def run_in_parallel(run: Run) -> str | None:
-    """None once every task's work is merged (the goal's acceptance comes next); else why the
+    """None once every subtask's work is merged (the goal's acceptance comes next); else why the
     run ended (it has moved to its end)."""
     snapshot, budget = run.snapshot, run.request.budget
     while True:
-        plan = snapshot.plan.tasks if snapshot.plan else []
-        remaining = [task for task in plan if task.id not in snapshot.subtasks.merged]
+        plan = snapshot.plan.subtasks if snapshot.plan else []
+        remaining = [subtask for subtask in plan if subtask.id not in snapshot.plan_progress.merged]
         if not remaining:
             return None
         spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at), disk=run.disk())
         if reason := exhausted(budget, spent, Spent(0, Usage(), 0.0), budget.max_steps_per_task):
             run.move(S.BUDGET_EXHAUSTED)
-            return f"{reason} after {snapshot.step} steps, before tasks {', '.join(t.id for t in remaining)}"
-        ready = [task for task in remaining if set(task.depends_on) <= set(snapshot.subtasks.merged)]
+            return f"{reason} after {snapshot.step} steps, before subtasks {', '.join(t.id for t in remaining)}"
+        ready = [subtask for subtask in remaining if set(subtask.depends_on) <= set(snapshot.plan_progress.merged)]
         if not ready:
-            # Not in a plan that validated (a DAG, its done tasks merged): said, never looped on.
+            # Not in a plan that validated (a DAG, its done subtasks merged): said, never looped on.
             run.move(S.FAILED)
-            return f"no task of plan v{snapshot.subtasks.plan_version} can start: {', '.join(t.id for t in remaining)}"
+            waiting = ", ".join(each.id for each in remaining)
+            return f"no subtask of plan v{snapshot.plan_progress.plan_version} can start: {waiting}"
         run.move(S.DELEGATING)
-        ended = await asyncio.gather(*(_child(run, task, spent) for task in ready))
+        ended = await asyncio.gather(*(_child(run, subtask, spent) for subtask in ready))
         for result in ended:
             # The children's stored output is the run's; their worktrees and the objects their
             # checkpoints add to the shared repository are not measured here.
@@ -80,10 +81,10 @@ async def run_in_parallel(run: Run) -> str | None:
         if not failures:
             continue
         why = "; ".join(failures)
-        if snapshot.subtasks.plan_version > budget.max_plan_revisions:
+        if snapshot.plan_progress.plan_version > budget.max_plan_revisions:
             out_of_budget = any(result.outcome == S.BUDGET_EXHAUSTED for result in ended)
             run.move(S.BUDGET_EXHAUSTED if out_of_budget else S.FAILED)
-            return f"{why} (plan v{snapshot.subtasks.plan_version}, no revision left)"
+            return f"{why} (plan v{snapshot.plan_progress.plan_version}, no revision left)"
         if (refused := await _revise(run, why)) is not None:
             return refused
 
@@ -92,17 +93,17 @@ def subtask_run_id(run_id: str, version: int, task_id: str) -> str:
     return f"{run_id}.v{version}.{task_id}"
 
 
-async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
-    """The task's child run to its end, whatever its outcome."""
+async def _child(run: Run, subtask: Subtask, spent: Spent) -> RunResult:
+    """The subtask's child run to its end, whatever its outcome."""
     request, snapshot = run.request, run.snapshot
     # From the request's run id, not the workflow's (the same, but a replay names it otherwise).
-    child_id = subtask_run_id(request.run_id, snapshot.subtasks.plan_version, task.id)
+    child_id = subtask_run_id(request.run_id, snapshot.plan_progress.plan_version, subtask.id)
     origin = SubtaskOrigin(
         parent_run_id=run.run_id,
         parent_workspace=snapshot.workspace,
         checkpoint=snapshot.checkpoint,
-        task=task,
-        plan_version=snapshot.subtasks.plan_version,
+        subtask=subtask,
+        plan_version=snapshot.plan_progress.plan_version,
         workspace_files=snapshot.workspace_files,
         effects=snapshot.effects,
     )
@@ -111,7 +112,7 @@ async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
             "run_id": child_id,
             # Its workspace is its own; the world it acts on (services, a tenant) is the parent's.
             "trial_id": request.world_id,
-            "budget": for_subtask(request.budget, spent, task.max_steps or request.budget.max_steps_per_task),
+            "budget": for_subtask(request.budget, spent, subtask.max_steps or request.budget.max_steps_per_task),
             "parallel_subtasks": False,
             "subtask": origin,
             "resume": None,
@@ -125,7 +126,7 @@ async def _child(run: Run, task: PlanTask, spent: Spent) -> RunResult:
             id=child_id,
             result_type=RunResult,
             search_attributes=_searchable(request),
-            static_summary=f"subtask {task.id} of {run.run_id} (plan v{snapshot.subtasks.plan_version})",
+            static_summary=f"subtask {subtask.id} of {run.run_id} (plan v{snapshot.plan_progress.plan_version})",
         )
     except ChildWorkflowError as error:
         return _not_completed(child, error)
@@ -150,27 +151,27 @@ def _not_completed(child: RunRequest, error: ChildWorkflowError) -> RunResult:
     )
 
 
-async def _merge(run: Run, ready: list[PlanTask], ended: list[RunResult]) -> list[str]:
+async def _merge(run: Run, ready: list[Subtask], ended: list[RunResult]) -> list[str]:
     """Each completed child's work merged, in the plan's order (a dependency order); what the
     run's plan must be revised for: children that did not complete, work that did not merge."""
     snapshot = run.snapshot
-    version = snapshot.subtasks.plan_version
+    version = snapshot.plan_progress.plan_version
     failures: list[str] = []
     events: list[LedgerEntry] = []
-    for task, result in zip(ready, ended, strict=True):
+    for subtask, result in zip(ready, ended, strict=True):
         snapshot.step += len(result.steps)
         snapshot.steps.extend(result.steps)
         snapshot.usage += result.usage
         snapshot.wasted += result.wasted
-        # Made whether or not its task completed; the next children count them.
+        # Made whether or not its subtask completed; the next children count them.
         snapshot.effects.extend(result.effects)
-        where = f"plan-v{version}/{task.id}"
+        where = f"plan-v{version}/{subtask.id}"
         events.append(
             run.entries.entry(
                 "subtask_finished",
                 workflow.now(),
                 where=where,
-                task=task.id,
+                task=subtask.id,
                 subtask=result.run_id,
                 outcome=result.outcome.value,
                 reason=result.reason,
@@ -179,23 +180,23 @@ async def _merge(run: Run, ready: list[PlanTask], ended: list[RunResult]) -> lis
             )
         )
         if result.outcome != S.COMPLETED:
-            failures.append(f"task {task.id} ended {result.outcome.value}: {result.reason}")
+            failures.append(f"subtask {subtask.id} ended {result.outcome.value}: {result.reason}")
             continue
         merging = MergeSubtaskInput(
-            workspace=snapshot.workspace, commit=result.checkpoint, subtask_run_id=result.run_id, task_id=task.id
+            workspace=snapshot.workspace, commit=result.checkpoint, subtask_run_id=result.run_id, subtask_id=subtask.id
         )
         try:
-            summary = f"merge task {task.id}"
+            summary = f"merge subtask {subtask.id}"
             merged = await calls.call(named.MERGE_SUBTASK, merging, MergeSubtaskResult, options.PREPARE, summary)
         except ActivityError as error:
             cause = error.cause
             if not (isinstance(cause, ApplicationError) and cause.type == MergeConflict.__name__):
                 raise
-            failures.append(f"task {task.id}'s work does not merge: {cause.message}")
+            failures.append(f"subtask {subtask.id}'s work does not merge: {cause.message}")
             events.append(run.entries.entry("merge_conflict", workflow.now(), where=where, reason=cause.message))
             continue
         snapshot.checkpoint = merged.checkpoint
-        snapshot.subtasks.merged.append(task.id)
+        snapshot.plan_progress.merged.append(subtask.id)
         events.append(run.entries.entry("subtask_merged", workflow.now(), where=where, checkpoint=merged.checkpoint))
     await calls.append_to_ledger(run, events)
     return failures
@@ -205,23 +206,23 @@ async def _revise(run: Run, reason: str) -> str | None:
     """Plan vN -> vN+1 for the rest of the work; None once the revised plan is verified and
     recorded, else why the run ended."""
     request, snapshot = run.request, run.snapshot
-    version = snapshot.subtasks.plan_version
+    version = snapshot.plan_progress.plan_version
     run.move(S.REPLANNING)
     goal_spec = snapshot.goal_spec
     if goal_spec is None:
         raise ApplicationError("a plan is revised only after the goal is compiled", non_retryable=True)
-    revision = PlanRevision(version=version + 1, reason=reason, done=list(snapshot.subtasks.merged))
+    revision = PlanRevision(version=version + 1, reason=reason, done=list(snapshot.plan_progress.merged))
     asked = DraftPlanInput(provider=request.provider, goal_spec=goal_spec, revision=revision)
     summary = f"revise the plan: v{version} -> v{version + 1}"
     planned = await calls.call(named.DRAFT_PLAN, asked, DraftPlanResult, options.MODEL, summary)
     snapshot.usage += planned.usage + planned.failed_attempts
     snapshot.wasted += planned.failed_attempts
-    redone = sorted({task.id for task in planned.plan.tasks} & set(snapshot.subtasks.merged))
+    redone = sorted({subtask.id for subtask in planned.plan.subtasks} & set(snapshot.plan_progress.merged))
     if redone:
         run.move(S.FAILED)
-        return f"plan v{version + 1} has tasks already done ({', '.join(redone)}): refused"
-    snapshot.plan = Plan(tasks=planned.plan.topological_order())
-    snapshot.subtasks.plan_version = version + 1
+        return f"plan v{version + 1} has subtasks already done ({', '.join(redone)}): refused"
+    snapshot.plan = Plan(subtasks=planned.plan.topological_order())
+    snapshot.plan_progress.plan_version = version + 1
     revised = run.entries.entry(
         "plan_revised",
         workflow.now(),
@@ -229,7 +230,7 @@ async def _revise(run: Run, reason: str) -> str | None:
         from_version=version,
         to_version=version + 1,
         reason=reason,
-        done=list(snapshot.subtasks.merged),
+        done=list(snapshot.plan_progress.merged),
         plan=planned.plan,
         usage=planned.usage,
     )

@@ -19,17 +19,17 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from opentelemetry import trace
 
-    from contracts import PlanTask
+    from contracts import Subtask
 
 _TRACER_NAME = "agent_lab.workflow"
 
 
 @contextmanager
-def step_span(run_id: str, task: PlanTask, step: int) -> Iterator[None]:
+def step_span(run_id: str, subtask: Subtask, step: int) -> Iterator[None]:
     # The tracer is looked up per step, not at import: a provider set after the workflow module
     # was first imported (a test, a worker configuring tracing late) is still the one used.
     tracer = trace.get_tracer(_TRACER_NAME)
-    attributes = {"agent_lab.run_id": run_id, "agent_lab.task": task.id, "agent_lab.step": step}
+    attributes = {"agent_lab.run_id": run_id, "agent_lab.task": subtask.id, "agent_lab.step": step}
     with tracer.start_as_current_span(f"step {step}", attributes=attributes):
         yield
 

@@ -32,10 +32,10 @@ from contracts import (
     GoalInterpretation,
     Plan,
     PlanRevision,
-    PlanTask,
     ProposeActionInput,
     ProposeActionResult,
     ProviderConfig,
+    Subtask,
     ToolSpec,
     Usage,
 )
@@ -149,7 +149,7 @@ def parse_plan(completion: Completion) -> Plan:
 def fallback_plan(goal: str, summary: str) -> Plan:
     title = (summary.strip() or goal.strip() or "The goal").splitlines()[0]
     title = title if len(title) <= 80 else title[:77] + "..."
-    return Plan(tasks=[PlanTask(id=FALLBACK_TASK_ID, title=title, instructions=goal.strip())])
+    return Plan(subtasks=[Subtask(id=FALLBACK_TASK_ID, title=title, instructions=goal.strip())])
 
 
 def _json_object(completion: Completion) -> dict[str, Any]:

@@ -195,7 +195,7 @@ def clip(text: str, limit: int) -> str:
 
 def _assignment(request: ProposeActionInput) -> str:
     parts = [_goal_and_files(request.goal, request.workspace_files)]
-    task = request.task
+    task = request.subtask
     if task is None:
         parts.append("Work on the whole goal; answer finish when it is achieved.")
         return "\n\n".join(parts)

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, JsonValue
 
-from contracts import ActionProposal, GoalInterpretation, PlanTask, ToolSpec
+from contracts import ActionProposal, GoalInterpretation, Subtask, ToolSpec
 
 Schema = dict[str, Any]
 
@@ -64,7 +64,7 @@ def proposal_schema(tools: list[ToolSpec], *, strict: bool) -> Schema:
 
 def plan_schema(*, strict: bool) -> Schema:
     """Tasks without postconditions: code attaches those, the model never decides them."""
-    task = _object({name: _field(PlanTask, name, strict) for name in DRAFT_TASK_FIELDS})
+    task = _object({name: _field(Subtask, name, strict) for name in DRAFT_TASK_FIELDS})
     return _object({"tasks": {"type": "array", "items": task, "minItems": 1}})
 
 

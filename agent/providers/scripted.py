@@ -54,8 +54,8 @@ class ScriptedProvider:
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         started = time.perf_counter()
         script = await self._script()
-        task_id = request.task.id if request.task else None
-        if task_id is not None and not script.has_task(task_id):
+        task_id = request.subtask.id if request.subtask else None
+        if task_id is not None and not script.has_subtask(task_id):
             # A plan the script did not draft: a model's, in a run forked from a model's run
             # (a counterfactual with the oracle). The script follows its whole course within
             # the task, as for a loop without a plan, from where the task's turns have got it.

@@ -108,13 +108,13 @@ class _Generation:
         story = self.story
         story.run_id, story.budget = request.run_id, request.budget
         if (resumed := request.resume) is not None:
-            story.tasks = resumed.plan.tasks if resumed.plan else []
+            story.tasks = resumed.plan.subtasks if resumed.plan else []
             story.carried = Carried(
                 usage=resumed.usage,
                 steps=resumed.step,
-                task_id=resumed.task.id,
-                task_steps=len(resumed.task.turns),
-                task_usage=resumed.task.usage,
+                task_id=resumed.subtask.id,
+                task_steps=len(resumed.subtask.turns),
+                task_usage=resumed.subtask.usage,
             )
 
     def _returned(self, event: HistoryEvent, at: Cite) -> None:
@@ -153,7 +153,7 @@ class _Generation:
         if name == "propose_action":
             asked = first(attributes.input, ProposeActionInput)
             step = asked.step if asked else None
-            self._proposed(step, asked.task.id if asked and asked.task else None, at)
+            self._proposed(step, asked.subtask.id if asked and asked.subtask else None, at)
         elif name == "record_then_propose":
             step = self._record_then_propose(event, at)
         elif name in ("execute_tool", "execute_and_check"):
@@ -175,7 +175,7 @@ class _Generation:
         if asked is not None:
             if asked.record is not None and asked.record.action != "none":
                 self._recorded(asked.record.step, asked.record.action, at)
-            task = asked.propose.task.id if asked.propose.task else None
+            task = asked.propose.subtask.id if asked.propose.subtask else None
             self._proposed(asked.propose.step, task, at)
             return asked.propose.step
         self._record_from_summary(event, at)

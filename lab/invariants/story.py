@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from contracts import ActionProposal, PlanTask, RunBudget, ToolResult, Usage, Verdict
+from contracts import ActionProposal, RunBudget, Subtask, ToolResult, Usage, Verdict
 from contracts.approval import ApprovalDecision
 
 Source = Literal["ledger", "history"]
@@ -92,7 +92,7 @@ class RunStory(BaseModel):
     run_id: str | None = None
     # The limits the run was given; only the history holds them (the workflow's input).
     budget: RunBudget | None = None
-    tasks: list[PlanTask] = Field(default_factory=list)
+    tasks: list[Subtask] = Field(default_factory=list)
     carried: Carried = Field(default_factory=Carried)
     steps: list[StepStory] = Field(default_factory=list)
     # How the run ended: a RunState value, or for a workflow that did not end with a RunResult,

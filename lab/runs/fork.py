@@ -32,7 +32,7 @@ from contracts import (
     RunSnapshot,
     RunState,
     StepRecord,
-    TaskProgress,
+    SubtaskProgress,
     ToolResult,
     Turn,
     Usage,
@@ -152,7 +152,7 @@ def _steps_of_task_end(final: RunSnapshot, k: int) -> bool:
         return False
     step = final.steps[k - 1]
     if k < len(final.steps):
-        return final.steps[k].task_id != step.task_id
+        return final.steps[k].subtask_id != step.subtask_id
     held = _HOLD.match(step.postconditions)
     checked = (held is not None and held[1] == held[2]) or step.postconditions == "no postconditions"
     return step.outcome == "committed" and checked
@@ -162,17 +162,17 @@ def snapshot_after(final: RunSnapshot, k: int, task_ended: bool) -> RunSnapshot:
     """The parent's state as it was once step k was closed (between two steps), from its final
     state: what the workflow carries into the fork (`RunRequest.resume`)."""
     steps = final.steps[:k]
-    tasks = final.plan.tasks if final.plan else []
+    tasks = final.plan.subtasks if final.plan else []
     ids = [task.id for task in tasks]
     if k == 0:
         index, state = 0, RunState.PLANNING
     else:
         last = steps[-1]
-        index = ids.index(last.task_id) + (1 if task_ended else 0)
+        index = ids.index(last.subtask_id) + (1 if task_ended else 0)
         state = RunState.COMMITTED if last.outcome == "committed" else RunState.REJECTED
     task_id = ids[index] if index < len(ids) else None
-    in_task = [] if task_ended or k == 0 else [step for step in steps if step.task_id == task_id]
-    task = TaskProgress(
+    in_task = [] if task_ended or k == 0 else [step for step in steps if step.subtask_id == task_id]
+    task = SubtaskProgress(
         id=task_id,
         index=index,
         turns=_turns(final, in_task),
@@ -181,7 +181,7 @@ def snapshot_after(final: RunSnapshot, k: int, task_ended: bool) -> RunSnapshot:
     return RunSnapshot(
         state=state,
         step=k,
-        task=task,
+        subtask=task,
         sandbox=final.sandbox,
         goal_spec=final.goal_spec,
         plan=final.plan,
@@ -200,7 +200,7 @@ def _turns(final: RunSnapshot, steps: list[StepRecord]) -> list[Turn]:
     """The model's turns for `steps`: the parent's own where it still holds them (its last
     task's), else rebuilt from the step records (what was said of a committed step is then
     its result and check, not the parent's exact words)."""
-    kept = {turn.step: turn for turn in final.task.turns}
+    kept = {turn.step: turn for turn in final.subtask.turns}
     return [kept.get(step.step) or _turn(step) for step in steps]
 
 

@@ -1,4 +1,4 @@
-"""One plan task, step by step, until its postconditions hold or a budget ends the run:
+"""One subtask of the plan, step by step, until its postconditions hold or a budget ends the run:
 
     propose -> [finish: check the claim] | [tool call: verify -> (await approval) -> execute
     -> check] -> commit or reject
@@ -19,11 +19,11 @@ with workflow.unsafe.imports_passed_through():
     from contracts import (
         ActionProposal,
         ExecuteToolInput,
-        PlanTask,
         PostconditionResult,
         ProposeActionInput,
         RunState,
-        TaskProgress,
+        Subtask,
+        SubtaskProgress,
         ToolResult,
         Usage,
     )
@@ -36,82 +36,82 @@ with workflow.unsafe.imports_passed_through():
 S = RunState
 
 
-async def run_task(run: Run, task: PlanTask, index: int, *, resumed: bool) -> str | None:
-    """None once the task (the plan's `index`th) is done; else why the run ended (the run has
+async def run_subtask_steps(run: Run, subtask: Subtask, index: int, *, resumed: bool) -> str | None:
+    """None once the subtask (the plan's `index`th) is done; else why the run ended (the run has
     moved to its end). `resumed`: it was under way when the last generation continued as new."""
     snapshot, request = run.snapshot, run.request
     if resumed:
-        snapshot.task.id, snapshot.task.index = task.id, index
+        snapshot.subtask.id, snapshot.subtask.index = subtask.id, index
     else:
-        snapshot.task = TaskProgress(id=task.id, index=index, started_at=workflow.now())
-    task_limit = task.max_steps or request.budget.max_steps_per_task
+        snapshot.subtask = SubtaskProgress(id=subtask.id, index=index, started_at=workflow.now())
+    subtask_limit = subtask.max_steps or request.budget.max_steps_per_task
     while True:
         if workflow.info().is_continue_as_new_suggested():
             await run.continue_as_new()
         run_wall = run.elapsed_s(snapshot.started_at) - snapshot.waited_s
         run_spent = Spent(snapshot.step, snapshot.usage, run_wall, disk=run.disk())
-        task_wall = run.elapsed_s(snapshot.task.started_at) - snapshot.task.waited_s
-        task_spent = Spent(len(snapshot.task.turns), snapshot.task.usage, task_wall)
-        if reason := exhausted(request.budget, run_spent, task_spent, task_limit):
+        subtask_wall = run.elapsed_s(snapshot.subtask.started_at) - snapshot.subtask.waited_s
+        subtask_spent = Spent(len(snapshot.subtask.turns), snapshot.subtask.usage, subtask_wall)
+        if reason := exhausted(request.budget, run_spent, subtask_spent, subtask_limit):
             run.move(S.BUDGET_EXHAUSTED)
-            return f"{reason} in task {task.id!r} after {snapshot.step} steps"
+            return f"{reason} in subtask {subtask.id!r} after {snapshot.step} steps"
         run.move(S.PROPOSING)
         snapshot.step += 1
-        with tracing.step_span(run.run_id, task, snapshot.step):
+        with tracing.step_span(run.run_id, subtask, snapshot.step):
             # The turns by reference: history grows by the same few hundred bytes a step, not by
             # the whole conversation again.
             asked = ProposeActionInput(
                 provider=request.provider,
                 goal=request.goal,
-                task=task,
+                subtask=subtask,
                 history=[],
-                conversation=snapshot.task.conversation,
+                conversation=snapshot.subtask.conversation,
                 workspace=snapshot.workspace,
                 workspace_files=snapshot.workspace_files,
                 run_id=run.run_id,
                 step=snapshot.step,
             )
             # The last step's record first, if it waits, in the same activity.
-            proposed = await calls.propose(run, asked, f"step {snapshot.step}: propose ({task.id})")
+            proposed = await calls.propose(run, asked, f"step {snapshot.step}: propose ({subtask.id})")
             spent = proposed.usage + proposed.failed_attempts
             snapshot.usage += spent
-            snapshot.task.usage += spent
+            snapshot.subtask.usage += spent
             snapshot.wasted += proposed.failed_attempts
             proposal = proposed.proposal
             if proposal is None:
                 said = f"unusable answer: {proposed.invalid_output}"
-                await end_step(run, task, StepEnd("rejected", None, spent, said))
+                await end_step(run, subtask, StepEnd("rejected", None, spent, said))
             elif proposal.kind == "give_up":
                 run.move(S.FAILED)
-                await end_step(run, task, StepEnd("rejected", proposal, spent, "the model gave up"), moved=True)
-                return f"the model gave up on task {task.id!r}: {proposal.thought}"
+                await end_step(run, subtask, StepEnd("rejected", proposal, spent, "the model gave up"), moved=True)
+                return f"the model gave up on subtask {subtask.id!r}: {proposal.thought}"
             elif proposal.kind == "finish":
-                if await _finish_holds(run, task, proposal, spent):
+                if await _finish_holds(run, subtask, proposal, spent):
                     return None
-            elif await _tool_step(run, task, proposal, spent):
+            elif await _tool_step(run, subtask, proposal, spent):
                 return None
 
 
-async def _finish_holds(run: Run, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
+async def _finish_holds(run: Run, subtask: Subtask, proposal: ActionProposal, usage: Usage) -> bool:
     """A claim of "done" is checked, never believed."""
     run.move(S.CHECKING)
     step = run.snapshot.step
-    check = await calls.check(run, task.postconditions, f"step {step}: check the claim that {task.id} is done")
-    run.snapshot.task.last_check = check
+    check = await calls.check(run, subtask.postconditions, f"step {step}: check the claim that {subtask.id} is done")
+    run.snapshot.subtask.last_check = check
     if not check.passed:
-        run.snapshot.task.status = feedback.after_check(check)
-        said = "claimed done, but " + run.snapshot.task.status
-        await end_step(run, task, StepEnd("rejected", proposal, usage, said, check=check))
+        run.snapshot.subtask.status = feedback.after_check(check)
+        said = "claimed done, but " + run.snapshot.subtask.status
+        await end_step(run, subtask, StepEnd("rejected", proposal, usage, said, check=check))
         return False
-    await end_step(run, task, StepEnd("committed", proposal, usage, "done", check=check), last=True)
+    await end_step(run, subtask, StepEnd("committed", proposal, usage, "done", check=check), last=True)
     return True
 
 
-async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: Usage) -> bool:
-    """Verify, [await approval], execute, check. True when the task's postconditions hold.
+async def _tool_step(run: Run, subtask: Subtask, proposal: ActionProposal, usage: Usage) -> bool:
+    """Verify, [await approval], execute, check. True when the subtask's postconditions hold.
 
     Two ways: a read-only tool is verified and, only if allowed, read, in one local activity,
-    and its step reuses the task's last check; any other call is verified alone (a local
+    and its step reuses the subtask's last check; any other call is verified alone (a local
     activity), may wait for a person, then runs and is checked in one activity
     (activities/fused.py, docs/decisions/0005)."""
     snapshot = run.snapshot
@@ -133,24 +133,24 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
     else:
         verdict = await calls.verify(run, proposal)
     if verdict.decision == "reject":
-        await end_step(run, task, StepEnd("rejected", proposal, usage, feedback.after_verdict(verdict), verdict))
+        await end_step(run, subtask, StepEnd("rejected", proposal, usage, feedback.after_verdict(verdict), verdict))
         return False
     if verdict.decision == "needs_approval":
         if read_only:
             # No rule asks a person about a read (every profile permits one); said, not run.
             raise ApplicationError(f"a read needs no approval, yet: {verdict.message}", non_retryable=True)
-        decision = await await_approval(run, task, proposal, verdict)
+        decision = await await_approval(run, subtask, proposal, verdict)
         if not decision.approved:
             said = f"denied by {decision.approver}: {decision.reason}"
-            await end_step(run, task, StepEnd("rejected", proposal, usage, said, verdict))
+            await end_step(run, subtask, StepEnd("rejected", proposal, usage, said, verdict))
             return False
 
     run.move(S.EXECUTING)
     check: PostconditionResult | None = None
     if result is None:
-        # The call and, if it succeeded, the task's check, in one activity.
+        # The call and, if it succeeded, the subtask's check, in one activity.
         summary = f"step {snapshot.step}: {proposal.describe()}"
-        done = await calls.execute_then_check(run, execution, task.postconditions, summary)
+        done = await calls.execute_then_check(run, execution, subtask.postconditions, summary)
         result, check = done.result, done.check
     if result.artifact is not None:
         # The run's own reference to a shared, content-addressed store: counted by its size.
@@ -161,26 +161,26 @@ async def _tool_step(run: Run, task: PlanTask, proposal: ActionProposal, usage: 
         snapshot.effects.append(effect)
     if not result.ok:
         said = feedback.after_tool(result, None)
-        await end_step(run, task, StepEnd("rejected", proposal, usage, said, verdict, result))
+        await end_step(run, subtask, StepEnd("rejected", proposal, usage, said, verdict, result))
         return False
 
-    # A task without postconditions ends only on a checked "finish". A step that only read
-    # left the workspace as the task's last check found it: that check still holds, and the
+    # A subtask without postconditions ends only on a checked "finish". A step that only read
+    # left the workspace as the subtask's last check found it: that check still holds, and the
     # model is told so as after any check that found nothing new. (It did not pass, or the
-    # task would have ended.)
+    # subtask would have ended.)
     run.move(S.CHECKING)
-    if read_only and snapshot.task.last_check is not None:
-        said = feedback.after_tool(result, snapshot.task.last_check, told=snapshot.task.status)
-        await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result))
+    if read_only and snapshot.subtask.last_check is not None:
+        said = feedback.after_tool(result, snapshot.subtask.last_check, told=snapshot.subtask.status)
+        await end_step(run, subtask, StepEnd("committed", proposal, usage, said, verdict, result))
         return False
-    if read_only and task.postconditions:
-        # The task's first check, after a read that opened it.
-        check = await calls.check(run, task.postconditions, f"step {snapshot.step}: check {task.id}")
+    if read_only and subtask.postconditions:
+        # The subtask's first check, after a read that opened it.
+        check = await calls.check(run, subtask.postconditions, f"step {snapshot.step}: check {subtask.id}")
     if check is not None:
-        snapshot.task.last_check = check
-    said = feedback.after_tool(result, check, told=snapshot.task.status)
+        snapshot.subtask.last_check = check
+    said = feedback.after_tool(result, check, told=snapshot.subtask.status)
     if check is not None:
-        snapshot.task.status = feedback.after_check(check)
+        snapshot.subtask.status = feedback.after_check(check)
     done = check is not None and check.passed
-    await end_step(run, task, StepEnd("committed", proposal, usage, said, verdict, result, check), last=done)
+    await end_step(run, subtask, StepEnd("committed", proposal, usage, said, verdict, result, check), last=done)
     return done
