@@ -22,6 +22,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 from temporalio.service import RPCError
 
+from agent.dependencies import Dependencies
 from agent.dependencies_from_environment import from_environment
 from contracts.errors import StarterError
 from host import temporal_config
@@ -41,33 +42,35 @@ class HistoryServer:
 
 
 async def check_command(run: str | None, history: Path | None, *, every: bool) -> int:
-    """What `starter check` was asked: one run, or `every` run."""
+    """What `starter check` was asked: one run, or `every` run, recorded under this process's
+    data directory (its ledgers, and the artifacts its histories refer to)."""
+    deps = from_environment()
     if every:
         if run or history:
             raise StarterError("check --all takes no RUN and no --history: it checks every run recorded here")
-        return await check_all()
+        return await check_all(deps)
     if run is None and history is None:
         raise StarterError("check needs a RUN id, a --history FILE, or --all")
-    return await check(run, history)
+    return await check(deps, run, history)
 
 
-async def check(run: str | None, history: Path | None) -> int:
+async def check(deps: Dependencies, run: str | None, history: Path | None) -> int:
     """One run: RUN, or the run `history` is of."""
     if history is not None:
         generations = [read_history(history)]
-        run_id, ledger = _ledger(run) if run is not None else _ledger_of(generations)
-        report = check_run(gather(run_id, ledger, generations, history_from=f"from {history}"))
+        run_id, ledger = _ledger(deps, run) if run is not None else _ledger_of(deps, generations)
+        report = check_run(gather(run_id, ledger, generations, deps.artifacts, history_from=f"from {history}"))
     else:
-        run_id, ledger = _ledger(run or "")
+        run_id, ledger = _ledger(deps, run or "")
         async with _history_server() as server:
-            report = await _check_with(server, run_id, ledger)
+            report = await _check_with(deps, server, run_id, ledger)
     print("\n".join(render_run(report)))
     return EXIT_CLEAN if report.clean else EXIT_VIOLATIONS
 
 
-async def check_all() -> int:
+async def check_all(deps: Dependencies) -> int:
     """Every run with a ledger under the data directory."""
-    directory = from_environment().ledgers.directory
+    directory = deps.ledgers.directory
     ledgers = sorted(directory.glob("*.jsonl"))
     if not ledgers:
         raise StarterError(f"no run is recorded under {directory}: no ledger to check (is AGENT_LAB_DATA right?)")
@@ -75,13 +78,13 @@ async def check_all() -> int:
     async with _history_server() as server:
         print(f"histories: {server.said}")
         for path in ledgers:
-            reports.append(report := await _check_with(server, path.stem, path))
+            reports.append(report := await _check_with(deps, server, path.stem, path))
             print("\n".join(render_run(report, brief=True)))
     print("\n".join(render_tally(reports)))
     return EXIT_CLEAN if all(report.clean for report in reports) else EXIT_VIOLATIONS
 
 
-async def _check_with(server: HistoryServer, run_id: str, ledger: Path | None) -> InvariantReport:
+async def _check_with(deps: Dependencies, server: HistoryServer, run_id: str, ledger: Path | None) -> InvariantReport:
     generations: list[list[HistoryEvent]] | None = None
     why_not = server.said
     if server.client is not None:
@@ -91,13 +94,13 @@ async def _check_with(server: HistoryServer, run_id: str, ledger: Path | None) -
         except RPCError as error:
             why_not = f"its history could not be read: {error.message}"
     if ledger is None and generations is None:
-        raise StarterError(f"no run {run_id!r}: no ledger at {from_environment().ledgers.path(run_id)}, and {why_not}")
+        raise StarterError(f"no run {run_id!r}: no ledger at {deps.ledgers.path(run_id)}, and {why_not}")
     if generations is not None:
-        return check_run(gather(run_id, ledger, generations, history_from=server.said))
-    return check_run(gather(run_id, ledger, None, notes=[f"history not checked: {why_not}"]))
+        return check_run(gather(run_id, ledger, generations, deps.artifacts, history_from=server.said))
+    return check_run(gather(run_id, ledger, None, deps.artifacts, notes=[f"history not checked: {why_not}"]))
 
 
-def _ledger(run: str) -> tuple[str, Path | None]:
+def _ledger(deps: Dependencies, run: str) -> tuple[str, Path | None]:
     """The run id and its ledger file, if there is one."""
     if run.endswith(".jsonl") or "/" in run:
         path = Path(run)
@@ -105,17 +108,17 @@ def _ledger(run: str) -> tuple[str, Path | None]:
             raise StarterError(f"no ledger at {path}")
         return path.stem, path
     try:
-        path = from_environment().ledgers.path(run)
+        path = deps.ledgers.path(run)
     except ValueError as error:
         raise StarterError(str(error)) from None
     return run, path if path.is_file() else None
 
 
-def _ledger_of(generations: list[list[HistoryEvent]]) -> tuple[str, Path | None]:
-    run_id = history_story(generations).run_id
+def _ledger_of(deps: Dependencies, generations: list[list[HistoryEvent]]) -> tuple[str, Path | None]:
+    run_id = history_story(generations, deps.artifacts).run_id
     if run_id is None:
         raise StarterError("the history does not say which run it is of: its input is not a run request")
-    path = from_environment().ledgers.path(run_id)
+    path = deps.ledgers.path(run_id)
     return run_id, path if path.is_file() else None
 
 

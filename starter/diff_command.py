@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from agent.dependencies_from_environment import from_environment
 from lab.runs.run_diff import DiffStep, RunDiff, RunRecord, diff_runs, read_run
 
 _WIDTH = 58
 
 
 def diff_command(run_a: str, run_b: str) -> int:
-    diff = diff_runs(read_run(run_a), read_run(run_b))
+    ledgers = from_environment().ledgers  # the runs' ledgers, under this process's data directory
+    diff = diff_runs(read_run(ledgers, run_a), read_run(ledgers, run_b))
     for line in render(diff):
         print(line)
     return 0

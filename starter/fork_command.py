@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from agent.dependencies_from_environment import from_environment
 from contracts import ProviderConfig
 from host.build import build_worker
 from lab.models.providers import ProviderChoice, provider_for
@@ -23,16 +24,18 @@ async def fork_command(
     parent: str, from_step: int, choice: ProviderChoice | None, script: Path | None, *, keep_server: bool = False
 ) -> int:
     printer = Printer()
+    # This process's data directory: the parent's ledger and checkpoints, and the fork's run.
+    here = from_environment()
     async with temporal_connection(keep_server=keep_server) as connection:
         # A worker answers the parent's `progress` query (its final state, read by replay).
-        async with build_worker(connection.client):
-            request = await fork_request(connection.client, parent, from_step, None)
+        async with build_worker(connection.client, dependencies=here):
+            request = await fork_request(connection.client, here, parent, from_step, None)
         task = load_task(request.task_id)
         serving = provider_for(choice, task) if choice is not None else contextlib.nullcontext(None)
         # A run on the operations service: the fork's world is made from its parent's, in the
         # service the parent ran against (the starter's own keeps every tenant).
         async with serving as chosen, ops_service_for(task, printer) as ops_url:
-            deps = run_dependencies(ops_url, choice or ProviderChoice())
+            deps = run_dependencies(here, ops_url, choice or ProviderChoice())
             provider: ProviderConfig = chosen or request.provider
             if script is not None:
                 provider = ProviderConfig(kind="scripted", script_path=in_project(script), seed=provider.seed)

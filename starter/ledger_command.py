@@ -14,6 +14,7 @@ from pydantic import JsonValue
 
 from agent.dependencies_from_environment import from_environment
 from agent.ledger import LedgerReport, read_events, verify_ledger
+from agent.ledger.store import LedgerStore
 from contracts.errors import StarterError
 from contracts.ledger import LedgerEvent
 
@@ -26,13 +27,13 @@ MAX_CELL = 48
 
 
 def ledger_verify(run: str) -> int:
-    report = _verify(_ledger_file(run))
+    report = _verify(_ledger_file(run, from_environment().ledgers))
     print(summary(report))
     return EXIT_OK if report.ok else EXIT_BROKEN
 
 
 def replay(run: str) -> int:
-    path = _ledger_file(run)
+    path = _ledger_file(run, from_environment().ledgers)
     try:
         events = read_events(path)
     except OSError as error:
@@ -61,12 +62,13 @@ def summary(report: LedgerReport) -> str:
     return line
 
 
-def _ledger_file(run: str) -> Path:
+def _ledger_file(run: str, ledgers: LedgerStore) -> Path:
+    """RUN's ledger: the file it names, or the run's in `ledgers` (this process's data directory)."""
     if run.endswith(".jsonl") or "/" in run:
         path = Path(run)
     else:
         try:
-            path = from_environment().ledgers.path(run)
+            path = ledgers.path(run)
         except ValueError as error:
             raise StarterError(str(error)) from None
     if not path.is_file():

@@ -41,7 +41,7 @@ async def run_task(
     choice = choice or ProviderChoice()
     async with provider_for(choice, task) as provider, ops_service_for(task) as ops_url:
         request = make_request(provider)
-        deps = run_dependencies(ops_url, choice)
+        deps = run_dependencies(from_environment(), ops_url, choice)
         try:
             if request.runtime == "baseline":
                 result: RunResult = await run_baseline(request, printer, deps)
@@ -71,10 +71,9 @@ async def run_task(
     return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
 
 
-def run_dependencies(ops_url: str | None, choice: ProviderChoice) -> Dependencies:
-    """What the in-process worker or the baseline uses: this process's data directory and
-    sandbox, the operations service the run was given, and the key given on the command line."""
-    deps = from_environment()
+def run_dependencies(deps: Dependencies, ops_url: str | None, choice: ProviderChoice) -> Dependencies:
+    """What the in-process worker or the baseline uses: `deps` (this process's data directory and
+    sandbox), with the operations service the run was given and the key given on the command line."""
     return dataclasses.replace(deps, ops_url=ops_url, api_keys={**deps.api_keys, **choice.api_keys()})
 
 

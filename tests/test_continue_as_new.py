@@ -97,12 +97,12 @@ async def test_the_invariants_read_every_generation_as_one_run(
     assert generations is not None and len(generations) == result.generations >= 3
 
     ledger = lab_deps().ledgers.path(request.run_id)
-    whole = gather(request.run_id, ledger, generations)
+    whole = gather(request.run_id, ledger, generations, lab_deps().artifacts)
     assert whole.history is not None
     assert [(s.step, s.outcome) for s in whole.history.steps] == [(s.step, "commit") for s in result.steps]
     assert [outcome.status for outcome in check_run(whole).outcomes] == ["pass"] * len(RULES)
     for number, generation in enumerate(generations, 1):
-        alone = check_run(gather(request.run_id, ledger, [generation]))
+        alone = check_run(gather(request.run_id, ledger, [generation], lab_deps().artifacts))
         assert alone.clean, (number, [str(found) for found in alone.violations])
 
 

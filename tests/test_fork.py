@@ -61,11 +61,11 @@ async def parent(dev_env: WorkflowEnvironment, task_queue: str) -> RunResult:
 async def test_a_fork_takes_steps_1_to_k_from_the_record_and_goes_on_live(
     dev_env: WorkflowEnvironment, task_queue: str, parent: RunResult
 ) -> None:
-    client = dev_env.client
+    client, deps = dev_env.client, lab_deps()
     wrong = ProviderConfig(kind="scripted", script_path=in_project(WRONG_FIX))
     async with build_worker(client, task_queue):
-        same = await fork_request(client, parent.run_id, 2, None)
-        diverging = await fork_request(client, parent.run_id, 1, wrong)
+        same = await fork_request(client, deps, parent.run_id, 2, None)
+        diverging = await fork_request(client, deps, parent.run_id, 1, wrong)
         assert same.fork is not None and same.fork.parent_run_id == parent.run_id and same.fork.from_step == 2
         same_result = await execute_run(client, same, task_queue)
         diverging_result = await execute_run(client, diverging, task_queue)
@@ -90,32 +90,36 @@ async def test_a_fork_takes_steps_1_to_k_from_the_record_and_goes_on_live(
     # The wrong fix from step 2 on: the run parts from its parent at step 3 and fails.
     assert diverging_result.steps[:1] == parent.steps[:1]
     assert diverging_result.outcome != RunState.COMPLETED
-    diff = diff_runs(read_run(parent.run_id), read_run(diverging.run_id))
+    diff = diff_runs(read_run(deps.ledgers, parent.run_id), read_run(deps.ledgers, diverging.run_id))
     assert diff.first_difference == 3
     assert diff.files == ["textstats/stats.py"]
-    assert read_run(diverging.run_id).ancestry == [(parent.run_id, 1)]
-    assert diff_runs(read_run(parent.run_id), read_run(same.run_id)).first_difference is None
+    assert read_run(deps.ledgers, diverging.run_id).ancestry == [(parent.run_id, 1)]
+    assert (
+        diff_runs(read_run(deps.ledgers, parent.run_id), read_run(deps.ledgers, same.run_id)).first_difference is None
+    )
 
 
 async def test_forking_what_cannot_be_forked_is_one_clear_error(
     dev_env: WorkflowEnvironment, task_queue: str, parent: RunResult
 ) -> None:
-    client = dev_env.client
+    client, deps = dev_env.client, lab_deps()
     async with build_worker(client, task_queue):
         with pytest.raises(StarterError, match=r"^no run 'no-such-run' on this Temporal server$"):
-            await fork_request(client, "no-such-run", 1, None)
+            await fork_request(client, deps, "no-such-run", 1, None)
         with pytest.raises(StarterError, match=r"has steps 1\.\.3: there is no step 4 to fork after"):
-            await fork_request(client, parent.run_id, 4, None)
+            await fork_request(client, deps, parent.run_id, 4, None)
         gone = checkpoints.repository(lab_deps().checkpoints, Path(parent.workspace))
         shutil.move(gone, gone.with_name(gone.name + ".moved"))
         try:
             with pytest.raises(StarterError, match="checkpoints are gone"):
-                await fork_request(client, parent.run_id, 1, None)
+                await fork_request(client, deps, parent.run_id, 1, None)
         finally:
             shutil.move(gone.with_name(gone.name + ".moved"), gone)
 
 
 def test_diff_of_unrelated_or_unknown_runs_is_exit_2_with_one_line(parent: RunResult) -> None:
+    deps = lab_deps()
+
     def diff(a: str, b: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "starter", "diff", a, b], cwd=PROJECT_ROOT, capture_output=True, text=True
@@ -125,9 +129,9 @@ def test_diff_of_unrelated_or_unknown_runs_is_exit_2_with_one_line(parent: RunRe
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     assert missing.stderr.startswith("error: no run 'no-such-run': no ledger at ")
     with pytest.raises(StarterError, match=r"^unrelated runs: "):
-        other = read_run(parent.run_id)
+        other = read_run(deps.ledgers, parent.run_id)
         other.task = "rename-refactor"
-        diff_runs(read_run(parent.run_id), other)
+        diff_runs(read_run(deps.ledgers, parent.run_id), other)
     itself = diff(parent.run_id, parent.run_id)
     assert itself.returncode == 0 and "the same 3 steps in both" in itself.stdout
 

@@ -92,7 +92,7 @@ def answer(model: FakeOpenAIServer, *proposals: ActionProposal) -> None:
 async def test_a_fork_after_the_refund_never_refunds_again_and_asks_only_for_its_own_steps(
     dev_env: WorkflowEnvironment, task_queue: str, model: FakeOpenAIServer, service: OpsServiceProcess, ops_url: str
 ) -> None:
-    client = dev_env.client
+    client, deps = dev_env.client, lab_deps()
     provider = ProviderConfig(kind="openai", base_url=model.base_url, model="fake", api_key_env=KEY_ENV, seed=7)
     model.answer(json.dumps({"summary": "Refund o-1001's duplicate charge once; open one ticket.", "constraints": []}))
     plan = {"tasks": [{"id": "refund", "title": "Refund once, open a ticket", "instructions": "", "depends_on": []}]}
@@ -109,21 +109,26 @@ async def test_a_fork_after_the_refund_never_refunds_again_and_asks_only_for_its
         assert posts(service, "/refunds", request.world_id) == 1
 
         # After step 2, the refund: the fork asks for step 3 only, and posts no refund.
-        after = await fork_request(client, parent.run_id, 2, None)
+        after = await fork_request(client, deps, parent.run_id, 2, None)
         assert after.fork is not None and after.fork.parent_world_id == request.world_id
-        assert after.fork.effect_keys == effect_keys_through(parent.run_id, 2) and len(after.fork.effect_keys) == 1
+        assert (
+            after.fork.effect_keys == effect_keys_through(deps.ledgers, parent.run_id, 2)
+            and len(after.fork.effect_keys) == 1
+        )
         answer(model, TICKET)
         forked = await execute_run(client, after, task_queue)
 
         # Before step 2: the fork refunds, once, in its own world, with a reason of its own.
-        before = await fork_request(client, parent.run_id, 1, None)
+        before = await fork_request(client, deps, parent.run_id, 1, None)
         assert before.fork is not None and before.fork.effect_keys == []
         answer(model, refund("duplicate charge, refunded from a fork"), TICKET)
         refunding = await execute_run(client, before, task_queue)
         # Every rule holds of all three: one effect per key, approvals, budgets, commits, and
         # ledger and history telling one story (a fork's history holds its own steps only).
         for run_id in (parent.run_id, after.run_id, before.run_id):
-            evidence = gather(run_id, lab_deps().ledgers.path(run_id), await fetch_generations(client, run_id))
+            evidence = gather(
+                run_id, deps.ledgers.path(run_id), await fetch_generations(client, run_id), deps.artifacts
+            )
             report = check_run(evidence)
             assert report.clean, (run_id, [str(found) for found in report.violations])
 
@@ -149,16 +154,18 @@ async def test_a_fork_after_the_refund_never_refunds_again_and_asks_only_for_its
     [own] = (await tenant_state(ops_url, before.world_id))["refunds"]
     assert own["reason"] == "duplicate charge, refunded from a fork"
     assert own["idempotency_key"] not in after.fork.effect_keys
-    assert diff_runs(read_run(parent.run_id), read_run(before.run_id)).first_difference == 2
-    assert diff_runs(read_run(parent.run_id), read_run(after.run_id)).first_difference is None
+    assert diff_runs(read_run(deps.ledgers, parent.run_id), read_run(deps.ledgers, before.run_id)).first_difference == 2
+    assert (
+        diff_runs(read_run(deps.ledgers, parent.run_id), read_run(deps.ledgers, after.run_id)).first_difference is None
+    )
 
     # A fork of the fork, after its step 3: its world has the grandparent's refund and the
     # fork's ticket, each copied from the fork's world.
-    assert effect_keys_through(after.run_id, 3) == [
+    assert effect_keys_through(deps.ledgers, after.run_id, 3) == [
         *after.fork.effect_keys,
         fork_world["tickets"][-1]["idempotency_key"],
     ]
-    assert effect_keys_through(after.run_id, 1) == []
+    assert effect_keys_through(deps.ledgers, after.run_id, 1) == []
 
 
 async def test_a_fork_whose_parent_world_lacks_an_effect_is_refused(
@@ -166,12 +173,12 @@ async def test_a_fork_whose_parent_world_lacks_an_effect_is_refused(
 ) -> None:
     """A world that is not the one the parent's ledger describes (here: another service's
     database, where the parent's tenant was never made) is not forked into a wrong start."""
-    client = dev_env.client
+    client, deps = dev_env.client, lab_deps()
     request = build_request(load_task("refund-duplicate-charge"), "durable")
     async with build_worker(client, task_queue):
         parent = await execute_run(client, request, task_queue)
         assert parent.outcome == RunState.COMPLETED, parent.reason
-        fork = await fork_request(client, parent.run_id, 2, None)
+        fork = await fork_request(client, deps, parent.run_id, 2, None)
     async with OpsServiceProcess(tmp_path / "other.sqlite") as other:
         # The fork's worker is handed the other service: its world is to be made there.
         elsewhere = f"{task_queue}-other"

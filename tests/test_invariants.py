@@ -99,15 +99,15 @@ def caught(evidence: Evidence, rule: str) -> list[Violation]:
 
 
 def ledger_only(path: Path, run_id: str) -> Evidence:
-    return gather(run_id, path, None)
+    return gather(run_id, path, None, lab_deps().artifacts)
 
 
 def history_only(path: Path) -> Evidence:
-    return gather(path.stem, None, [read_history(path)])
+    return gather(path.stem, None, [read_history(path)], lab_deps().artifacts)
 
 
 def both(ledger: Path, history: Path, run_id: str) -> Evidence:
-    return gather(run_id, ledger, [read_history(history)])
+    return gather(run_id, ledger, [read_history(history)], lab_deps().artifacts)
 
 
 # --- what the tests record passes --------------------------------------------------------------
@@ -369,7 +369,7 @@ async def test_check_of_a_real_run_reads_its_history_from_the_server(
 ) -> None:
     monkeypatch.setenv("TEMPORAL_ADDRESS", env.client.service_client.config.target_host)
     run = recorded["approval"]
-    assert await check(run.run_id, None) == 0
+    assert await check(lab_deps(), run.run_id, None) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"run {run.run_id}"
     assert any(line.startswith("  history: 1 generation, ") and "from the Temporal server at" in line for line in out)

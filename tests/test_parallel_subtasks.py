@@ -206,4 +206,4 @@ async def test_a_run_of_parallel_subtasks_is_not_forked(client: Client, task_que
         result = await execute_run(client, request, task_queue)
         assert result.outcome == RunState.COMPLETED, result.reason
         with pytest.raises(StarterError, match=r"ran its plan's tasks as child runs \(--parallel-subtasks\)"):
-            await fork_request(client, request.run_id, 1, None)
+            await fork_request(client, lab_deps(), request.run_id, 1, None)

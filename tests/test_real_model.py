@@ -104,7 +104,7 @@ async def test_a_fork_asks_the_model_server_for_its_own_steps_only(
         parent = await execute_run(client, request, task_queue)
         parent_calls = len(server_log.calls_since(mark))
         assert len(parent.steps) >= 2, parent
-        fork = await fork_request(client, parent.run_id, 1, None)
+        fork = await fork_request(client, lab_deps(), parent.run_id, 1, None)
         mark = server_log.mark()
         forked = await execute_run(client, fork, task_queue)
         fork_calls = len(server_log.calls_since(mark))

@@ -72,7 +72,8 @@ async def fork_trial(task: Task, seed: int, lab: Lab, run_id: str) -> Counterfac
         raise StarterError("no counterfactual is configured, or the cluster has no client")
     record = CounterfactualRecord(from_step=counterfactual.from_step)
     try:
-        request = await fork_request(client, run_id, counterfactual.from_step, fork_provider(task, seed, lab))
+        provider = fork_provider(task, seed, lab)
+        request = await fork_request(client, lab.cluster.dependencies, run_id, counterfactual.from_step, provider)
     except StarterError as error:  # fewer steps than K, checkpoints gone: said, not counted
         return record.model_copy(update={"not_forked": str(error)})
     record = record.model_copy(update={"forked": True, "run_id": request.run_id})
@@ -105,8 +106,10 @@ async def _measure(
         duplicates = duplicate_effects(await ops_world.world_state(deps.ops_url, request.world_id))
     carried = request.resume.usage if request.resume is not None else Usage()
     parent = request.fork.parent_run_id if request.fork is not None else ""
-    diff = await asyncio.to_thread(lambda: diff_runs(read_run(parent), read_run(request.run_id)))
-    violations, _ = await trial_invariants(client, request.run_id)
+    diff = await asyncio.to_thread(
+        lambda: diff_runs(read_run(deps.ledgers, parent), read_run(deps.ledgers, request.run_id))
+    )
+    violations, _ = await trial_invariants(client, deps, request.run_id)
     return record.model_copy(
         update={
             "success": judged.passed and duplicates == 0,

@@ -79,7 +79,7 @@ async def _measure(
         recovery = await durable_recovery(lab, result.run_id, fault_index)
     violations, unchecked = None, ""
     if spec.runtime == "durable" and lab.cluster.client is not None:
-        violations, unchecked = await trial_invariants(lab.cluster.client, result.run_id)
+        violations, unchecked = await trial_invariants(lab.cluster.client, deps, result.run_id)
     configured = set(record.faults_configured)
     missing = sorted(configured - set(fired))
     return record.model_copy(

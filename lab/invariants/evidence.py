@@ -16,6 +16,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import WorkflowHistory
 
+from agent.artifacts import ArtifactStore
 from agent.ledger import read_events, verify_ledger
 from contracts.errors import StarterError
 from lab.invariants.history_story import history_story
@@ -70,13 +71,14 @@ def gather(
     run_id: str,
     ledger: Path | None,
     generations: Sequence[Sequence[HistoryEvent]] | None,
+    artifacts: ArtifactStore,
     *,
     history_from: str = "",
     notes: Sequence[str] = (),
 ) -> Evidence:
     """The evidence of one run from what was found of it (either source may be missing); its
-    notes say first what each source was. Raises StarterError when a ledger file exists but
-    cannot be read."""
+    notes say first what each source was. `artifacts`: the store the history's payloads held by
+    reference are read from. Raises StarterError when a ledger file exists but cannot be read."""
     ledger_told, chain = None, None
     said: list[str] = []
     if ledger is not None:
@@ -90,7 +92,7 @@ def gather(
             said.append(f"the ledger ends in a torn write of {chain.torn_tail_bytes} bytes (a crash; not an event)")
     history_told = None
     if generations:
-        history_told = history_story(generations)
+        history_told = history_story(generations, artifacts)
         events = sum(len(events) for events in generations)
         where = f", {history_from}" if history_from else ""
         said.append(f"history: {_count(len(generations), 'generation')}, {_count(events, 'event')}{where}")

@@ -18,6 +18,7 @@ from temporalio.api.common.v1 import Payloads
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
+from agent.artifacts import ArtifactStore
 from contracts import (
     AppendLedgerResult,
     CompileGoalResult,
@@ -45,18 +46,20 @@ _RECORD = re.compile(r"step (\d+): (checkpoint|roll back) and record")
 NOT_COMPLETED = "AgentRunNotCompleted"  # workflows/outcome.py: a run that failed its task
 
 
-def history_story(generations: Sequence[Sequence[HistoryEvent]]) -> RunStory:
-    """The generations of one run, first to last (one, unless it continued as new)."""
+def history_story(generations: Sequence[Sequence[HistoryEvent]], artifacts: ArtifactStore) -> RunStory:
+    """The generations of one run, first to last (one, unless it continued as new); `artifacts`:
+    the store its payloads held by reference are read from (the workers')."""
     story = RunStory(source="history")
     for number, events in enumerate(generations, 1):
-        _Generation(story, number).read(events)
+        _Generation(story, number, artifacts).read(events)
     return story
 
 
 class _Generation:
-    def __init__(self, story: RunStory, number: int) -> None:
+    def __init__(self, story: RunStory, number: int, artifacts: ArtifactStore) -> None:
         self.story = story
         self.number = number
+        self.artifacts = artifacts
         self.scheduled: dict[int, tuple[str, int | None]] = {}  # event id -> (activity, step)
         self.current: int | None = None  # the step last proposed
         self.handlers: dict[int, Callable[[HistoryEvent, Cite], None]] = {
@@ -92,8 +95,8 @@ class _Generation:
             scheduled = event.activity_task_completed_event_attributes.scheduled_event_id
             return self.scheduled.get(scheduled, ("", None))[1]
         if event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED:
-            return _summary_step(event) or self.current
-        return _summary_step(event)
+            return _summary_step(event, self.artifacts) or self.current
+        return _summary_step(event, self.artifacts)
 
     def _step(self, number: int) -> StepStory:
         self.current = max(number, self.current or 0)
@@ -102,7 +105,7 @@ class _Generation:
     # --- the run -------------------------------------------------------------------------------
 
     def _started(self, event: HistoryEvent, at: Cite) -> None:
-        request = first(event.workflow_execution_started_event_attributes.input, RunRequest)
+        request = first(event.workflow_execution_started_event_attributes.input, RunRequest, self.artifacts)
         if request is None or self.number > 1:
             return  # a later generation goes on with the story the first one began
         story = self.story
@@ -122,7 +125,7 @@ class _Generation:
         # returned whatever their outcome; the result says which. Ended first: if the result cannot be read, the run
         # still ended, its outcome unknown.
         self._end(None, at)
-        result = first(event.workflow_execution_completed_event_attributes.result, RunResult)
+        result = first(event.workflow_execution_completed_event_attributes.result, RunResult, self.artifacts)
         self._end(result.outcome.value if result else None, at)
 
     def _failed(self, event: HistoryEvent, at: Cite) -> None:
@@ -132,7 +135,7 @@ class _Generation:
             self._end("WORKFLOW_FAILED", at)
             return
         self._end(None, at)  # a run that failed its task; which outcome is in the details
-        result = first(info.details, RunResult)
+        result = first(info.details, RunResult, self.artifacts)
         self._end(result.outcome.value if result else None, at)
 
     def _continued(self, event: HistoryEvent, at: Cite) -> None:
@@ -148,10 +151,10 @@ class _Generation:
 
     def _scheduled(self, event: HistoryEvent, at: Cite) -> None:
         attributes = event.activity_task_scheduled_event_attributes
-        name, step = attributes.activity_type.name, _summary_step(event)
+        name, step = attributes.activity_type.name, _summary_step(event, self.artifacts)
         self.scheduled[event.event_id] = (name, step)  # before its input is read, which may fail
         if name == "propose_action":
-            asked = first(attributes.input, ProposeActionInput)
+            asked = first(attributes.input, ProposeActionInput, self.artifacts)
             step = asked.step if asked else None
             self._proposed(step, asked.subtask.id if asked and asked.subtask else None, at)
         elif name == "record_then_propose":
@@ -169,7 +172,7 @@ class _Generation:
     def _record_then_propose(self, event: HistoryEvent, at: Cite) -> int | None:
         """The last step's record (its outcome, cited here) and the next step's proposal."""
         try:
-            asked = first(event.activity_task_scheduled_event_attributes.input, RecordThenProposeInput)
+            asked = first(event.activity_task_scheduled_event_attributes.input, RecordThenProposeInput, self.artifacts)
         except UNREADABLE:
             asked = None  # held by reference and not in this store: the summary says enough
         if asked is not None:
@@ -179,7 +182,7 @@ class _Generation:
             self._proposed(asked.propose.step, task, at)
             return asked.propose.step
         self._record_from_summary(event, at)
-        step = _summary_step(event)
+        step = _summary_step(event, self.artifacts)
         self._proposed(step, None, at)
         return step
 
@@ -190,35 +193,37 @@ class _Generation:
 
     def _execution(self, name: str, payloads: Payloads) -> ExecuteToolInput | None:
         if name == "execute_tool":
-            return first(payloads, ExecuteToolInput)
-        both = first(payloads, ExecuteAndCheckInput)
+            return first(payloads, ExecuteToolInput, self.artifacts)
+        both = first(payloads, ExecuteAndCheckInput, self.artifacts)
         return both.execution if both else None
 
     def _completed(self, event: HistoryEvent, at: Cite) -> None:
         attributes = event.activity_task_completed_event_attributes
         name, step = self.scheduled.get(attributes.scheduled_event_id, ("", None))
         result = attributes.result
-        if name == "compile_goal" and (compiled := first(result, CompileGoalResult)) is not None:
+        if name == "compile_goal" and (compiled := first(result, CompileGoalResult, self.artifacts)) is not None:
             self.story.carried.usage += compiled.usage + compiled.failed_attempts
-        elif name in ("plan", "draft_plan") and (planned := first(result, DraftPlanResult)) is not None:
+        elif name in ("plan", "draft_plan") and (planned := first(result, DraftPlanResult, self.artifacts)) is not None:
             self.story.carried.usage += planned.usage + planned.failed_attempts
             self.story.tasks = planned.plan.topological_order()
         if step is None:
             return
         told = self._step(step)
         if name in ("propose_action", "record_then_propose"):
-            proposed = _proposed(name, result)
+            proposed = _proposed(name, result, self.artifacts)
             if proposed is not None:
                 told.proposal, told.usage = proposed.proposal, proposed.usage + proposed.failed_attempts
         elif name == "execute_tool":
-            told.result = first(result, ToolResult)
+            told.result = first(result, ToolResult, self.artifacts)
         elif name == "execute_and_check":
-            both = first(result, ExecutedAndChecked)
+            both = first(result, ExecutedAndChecked, self.artifacts)
             if both is not None:
                 told.result = both.result
                 if both.check is not None:
                     told.check_passed, told.check_at = both.check.passed, at
-        elif name == "check_postconditions" and (check := first(result, PostconditionResult)) is not None:
+        elif (
+            name == "check_postconditions" and (check := first(result, PostconditionResult, self.artifacts)) is not None
+        ):
             told.check_passed, told.check_at = check.passed, at
 
     # --- local activities and updates ----------------------------------------------------------
@@ -227,40 +232,40 @@ class _Generation:
         attributes = event.marker_recorded_event_attributes
         if attributes.marker_name != "core_local_activity" or "result" not in attributes.details:
             return  # a patch marker, or a local activity that failed
-        details = decode(attributes.details["data"].payloads[0])
+        details = decode(attributes.details["data"].payloads[0], self.artifacts)
         name = details.get("activity_type") if isinstance(details, dict) else None
         result = attributes.details["result"]
         if name == "append_ledger":
-            if (appended := first(result, AppendLedgerResult)) is not None:
+            if (appended := first(result, AppendLedgerResult, self.artifacts)) is not None:
                 self.story.ledger_marks.append(LedgerMark(seq=appended.last_seq, hash=appended.last_hash, at=at))
             return
         if name == "record_step":
             self._record_from_summary(event, at)
             return
-        step = _summary_step(event) or self.current
+        step = _summary_step(event, self.artifacts) or self.current
         if step is None:
             return
         told = self._step(step)
         if name == "verify_proposal":
-            told.verdict, told.verdict_at = first(result, Verdict), at
-        elif name == "verify_and_read" and (verified := first(result, VerifiedRead)) is not None:
+            told.verdict, told.verdict_at = first(result, Verdict, self.artifacts), at
+        elif name == "verify_and_read" and (verified := first(result, VerifiedRead, self.artifacts)) is not None:
             told.verdict, told.verdict_at = verified.verdict, at
             if verified.result is not None:
                 told.ran, told.result, told.result_at = told.proposal, verified.result, at
-        elif name == "execute_read_only_tool" and (read := first(result, ToolResult)) is not None:
+        elif name == "execute_read_only_tool" and (read := first(result, ToolResult, self.artifacts)) is not None:
             told.ran, told.result, told.result_at = told.proposal, read, at
 
     def _decided(self, event: HistoryEvent, at: Cite) -> None:
         outcome = event.workflow_execution_update_completed_event_attributes.outcome
         if not outcome.HasField("success"):
             return  # a refused update changed nothing
-        decision = first(outcome.success, ApprovalDecision)
+        decision = first(outcome.success, ApprovalDecision, self.artifacts)
         if decision is not None:
             told = self._step(decision.step)
             told.approval, told.approval_at = decision, at
 
     def _record_from_summary(self, event: HistoryEvent, at: Cite) -> None:
-        if (found := _RECORD.search(_summary(event))) is not None:
+        if (found := _RECORD.search(_summary(event, self.artifacts))) is not None:
             self._recorded(int(found.group(1)), "commit" if found.group(2) == "checkpoint" else "rollback", at)
 
     def _recorded(self, step: int, action: str, at: Cite) -> None:
@@ -272,20 +277,20 @@ class _Generation:
         told.outcome, told.outcome_at = ("commit" if action == "commit" else "rollback"), at
 
 
-def _proposed(name: str, result: Payloads) -> ProposeActionResult | None:
+def _proposed(name: str, result: Payloads, artifacts: ArtifactStore) -> ProposeActionResult | None:
     if name == "propose_action":
-        return first(result, ProposeActionResult)
-    both = first(result, RecordedThenProposed)
+        return first(result, ProposeActionResult, artifacts)
+    both = first(result, RecordedThenProposed, artifacts)
     return both.proposed if both else None
 
 
-def _summary(event: HistoryEvent) -> str:
+def _summary(event: HistoryEvent, artifacts: ArtifactStore) -> str:
     if not event.HasField("user_metadata") or not event.user_metadata.HasField("summary"):
         return ""
-    text = decode(event.user_metadata.summary)
+    text = decode(event.user_metadata.summary, artifacts)
     return text if isinstance(text, str) else ""
 
 
-def _summary_step(event: HistoryEvent) -> int | None:
-    found = _STEP.match(_summary(event))
+def _summary_step(event: HistoryEvent, artifacts: ArtifactStore) -> int | None:
+    found = _STEP.match(_summary(event, artifacts))
     return int(found.group(1)) if found else None

@@ -23,7 +23,8 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent import checkpoints, ops_world
-from agent.dependencies_from_environment import from_environment
+from agent.dependencies import Dependencies
+from agent.ledger.store import LedgerStore
 from agent.tools.registry import TOOLS
 from contracts import (
     ForkOrigin,
@@ -45,10 +46,13 @@ from workflows import AgentRunWorkflow
 _HOLD = re.compile(r"^(\d+)/(\d+) postconditions hold")
 
 
-async def fork_request(client: Client, parent_id: str, from_step: int, provider: ProviderConfig | None) -> RunRequest:
+async def fork_request(
+    client: Client, deps: Dependencies, parent_id: str, from_step: int, provider: ProviderConfig | None
+) -> RunRequest:
     """The forked run's request. Raises StarterError (one line) for a run that does not exist,
     is still going, was not durable, has no step `from_step`, or whose checkpoints are gone.
-    Needs a worker polling the task queue: the parent's final state is a query."""
+    Needs a worker polling the task queue: the parent's final state is a query. `deps`: the
+    workers' data directory, where the parent's ledger and checkpoints are."""
     handle = client.get_workflow_handle(parent_id)
     try:
         described = await handle.describe()
@@ -71,10 +75,10 @@ async def fork_request(client: Client, parent_id: str, from_step: int, provider:
         raise StarterError(
             f"run {parent_id!r} has steps 1..{len(final.steps)}: there is no step {from_step} to fork after"
         )
-    checkpoint = checkpoint_after(parent_id, from_step)
+    checkpoint = checkpoint_after(deps.ledgers, parent_id, from_step)
     # The ledger was read here, so this machine has the workers' data directory.
-    # This process's checkpoints: a fork is made where its parent's workspace was kept.
-    kept = from_environment().checkpoints
+    # Their checkpoints: a fork is made where its parent's workspace was kept.
+    kept = deps.checkpoints
     if not checkpoints.repository(kept, project_path(final.workspace)).is_dir():
         raise StarterError(
             f"run {parent_id!r}'s checkpoints are gone ({checkpoints.repository(kept, Path(final.workspace))})"
@@ -86,7 +90,7 @@ async def fork_request(client: Client, parent_id: str, from_step: int, provider:
         # Its world as the parent left it after step K: made by the service from the parent's
         # (workflows/fork_start.py), with the effects of steps 1..K copied, none made again.
         origin.parent_world_id = parent.world_id
-        origin.effect_keys = effect_keys_through(parent_id, from_step)
+        origin.effect_keys = effect_keys_through(deps.ledgers, parent_id, from_step)
     return parent.model_copy(
         update={
             "run_id": f"{parent_id}-k{from_step}-{uuid.uuid4().hex[:6]}",
@@ -107,9 +111,9 @@ async def _request_of(client: Client, run_id: str) -> RunRequest:
     raise StarterError(f"run {run_id!r} has no history")
 
 
-def checkpoint_after(run_id: str, step: int) -> str:
+def checkpoint_after(ledgers: LedgerStore, run_id: str, step: int) -> str:
     """The run's checkpoint once step `step` was closed, from its ledger."""
-    events = read_ledger(run_id)
+    events = read_ledger(ledgers, run_id)
     found: str | None = None
     for event in events:
         at = event.payload.get("checkpoint")
@@ -122,21 +126,21 @@ def checkpoint_after(run_id: str, step: int) -> str:
         if event.type == "forked" and isinstance(parent := event.payload.get("parent"), str):
             from_step = event.payload.get("from_step")
             if isinstance(from_step, int) and step < from_step:
-                return checkpoint_after(parent, step)
+                return checkpoint_after(ledgers, parent, step)
     if found is None:
         raise StarterError(f"run {run_id!r}'s ledger names no checkpoint at or before step {step}")
     return found
 
 
-def effect_keys_through(run_id: str, step: int) -> list[str]:
+def effect_keys_through(ledgers: LedgerStore, run_id: str, step: int) -> list[str]:
     """The idempotency keys of the external effects the run made in its steps 1..`step`, from
     its ledger (a fork's steps before its own first are its parent's), in the order made."""
     keys: list[str] = []
-    for event in read_ledger(run_id):
+    for event in read_ledger(ledgers, run_id):
         if event.type == "forked" and isinstance(parent := event.payload.get("parent"), str):
             from_step = event.payload.get("from_step")
             if isinstance(from_step, int):
-                keys += effect_keys_through(parent, min(step, from_step))
+                keys += effect_keys_through(ledgers, parent, min(step, from_step))
         elif event.type == "tool_result" and event.step is not None and event.step <= step:
             result = ToolResult.model_validate(event.payload.get("result"))
             tool = TOOLS.get(result.tool)

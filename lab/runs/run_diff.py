@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.fingerprint import entry_states
+from agent.ledger.store import LedgerStore
 from contracts import ActionProposal, LedgerEvent
 from contracts.errors import StarterError, WalkTooLong
 from lab.runs.run_ledger import read_ledger
@@ -54,11 +55,11 @@ class RunDiff:
     files: list[str] | None
 
 
-def read_run(run_id: str) -> RunRecord:
-    """A run's steps and end, from its ledger and, for a fork, its ancestors'. StarterError
-    (one line) for a run with no readable ledger."""
+def read_run(ledgers: LedgerStore, run_id: str) -> RunRecord:
+    """A run's steps and end, from its ledger in `ledgers` and, for a fork, its ancestors'.
+    StarterError (one line) for a run with no readable ledger."""
     record = RunRecord(run_id)
-    own = read_ledger(run_id)
+    own = read_ledger(ledgers, run_id)
     steps: dict[int, DiffStep] = {}
     forked = next((event for event in own if event.type == "forked"), None)
     depth = 0
@@ -68,7 +69,7 @@ def read_run(run_id: str) -> RunRecord:
         depth += 1
         if depth > _MAX_ANCESTORS:
             raise StarterError(f"run {run_id!r}: its forks go back more than {_MAX_ANCESTORS} runs")
-        events = read_ledger(parent)
+        events = read_ledger(ledgers, parent)
         for step in _steps(events):
             if step.step <= from_step:
                 steps.setdefault(step.step, step)

@@ -1,16 +1,17 @@
 """A recorded run's ledger, read for a command that acts on the run (fork, diff): a run with
-no ledger, or one that cannot be read, is one line (StarterError)."""
+no ledger, or one that cannot be read, is one line (StarterError). The caller says which
+ledgers it reads (its Dependencies' `ledgers`: the workers' data directory)."""
 
 from __future__ import annotations
 
-from agent.dependencies_from_environment import from_environment
 from agent.ledger import read_events
+from agent.ledger.store import LedgerStore
 from contracts import LedgerEvent
 from contracts.errors import LedgerCorrupt, StarterError
 
 
-def read_ledger(run_id: str) -> list[LedgerEvent]:
-    path = from_environment().ledgers.path(run_id)
+def read_ledger(ledgers: LedgerStore, run_id: str) -> list[LedgerEvent]:
+    path = ledgers.path(run_id)
     if not path.is_file():
         raise StarterError(f"no run {run_id!r}: no ledger at {path}")
     try:

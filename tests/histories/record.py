@@ -30,6 +30,7 @@ from lab.runs.fork import fork_request
 from lab.runs.run_request import build_request
 from tests.conftest import DEV_SERVER, FAST_DEV_SERVER_ARGS
 from tests.histories import stored
+from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -126,7 +127,9 @@ async def main() -> None:
                             await run_result(handle)
                             wrong_script = ProviderConfig(script_path=str(WRONG_FIX))
                             await record(
-                                env.client, "forked", await fork_request(env.client, parent.run_id, 1, wrong_script)
+                                env.client,
+                                "forked",
+                                await fork_request(env.client, lab_deps(), parent.run_id, 1, wrong_script),
                             )
                     else:
                         await record(env.client, "continued", build_request(load_task("rename-refactor"), "durable"))
