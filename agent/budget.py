@@ -15,21 +15,21 @@ class Spent:
     usage: Usage
     # Wall time without the time spent waiting for a person.
     wall_s: float
-    # What the run holds on the host's disk (a run's only, never a task's); None: not counted.
+    # What the run holds on the host's disk (a run's only, never a subtask's); None: not counted.
     disk: DiskUse | None = None
 
 
-def exhausted(budget: RunBudget, run: Spent, task: Spent, task_step_limit: int) -> str | None:
+def exhausted(budget: RunBudget, run: Spent, subtask: Spent, subtask_step_limit: int) -> str | None:
     """Why no further step may start, or None. The run's limits are checked first."""
     limits = (
         ("run's", "steps", run.steps, budget.max_steps),
-        ("task's", "steps", task.steps, task_step_limit),
+        ("subtask's", "steps", subtask.steps, subtask_step_limit),
         ("run's", "tokens", run.usage.total_tokens, budget.max_tokens),
-        ("task's", "tokens", task.usage.total_tokens, budget.max_tokens_per_task),
+        ("subtask's", "tokens", subtask.usage.total_tokens, budget.max_tokens_per_subtask),
         ("run's", "cost in USD", run.usage.cost_usd, budget.max_cost_usd),
-        ("task's", "cost in USD", task.usage.cost_usd, budget.max_cost_usd_per_task),
+        ("subtask's", "cost in USD", subtask.usage.cost_usd, budget.max_cost_usd_per_subtask),
         ("run's", "wall-time seconds", run.wall_s, budget.max_wall_time_s),
-        ("task's", "wall-time seconds", task.wall_s, budget.max_wall_time_s_per_task),
+        ("subtask's", "wall-time seconds", subtask.wall_s, budget.max_wall_time_s_per_subtask),
     )
     for whose, what, spent, limit in limits:
         if limit is not None and spent >= limit:
@@ -54,10 +54,10 @@ def disk_left(budget: RunBudget, disk: DiskUse | None) -> int | None:
     return max(budget.max_disk_bytes - disk.total_bytes, 0)
 
 
-def for_subtask(budget: RunBudget, run: Spent, task_step_limit: int) -> RunBudget:
-    """A subtask's own budget: what is left of the run's at the subtask's start, with the task's
+def for_subtask(budget: RunBudget, run: Spent, step_limit: int) -> RunBudget:
+    """A subtask's own budget: what is left of the run's at the subtask's start, with the per-subtask
     limits as they are. Subtasks that run at once each get the whole rest of the run's budget,
-    so together they may overrun it by up to their per-task limits: the run checks its own
+    so together they may overrun it by up to their per-subtask limits: the run checks its own
     budget again before it starts the next ones."""
 
     def left(limit: float | None, spent: float) -> float | None:
@@ -68,7 +68,7 @@ def for_subtask(budget: RunBudget, run: Spent, task_step_limit: int) -> RunBudge
     return budget.model_copy(
         update={
             "max_steps": max(budget.max_steps - run.steps, 1),
-            "max_steps_per_task": task_step_limit,
+            "max_steps_per_subtask": step_limit,
             "max_tokens": max(tokens, 1) if tokens is not None else None,
             "max_cost_usd": left(budget.max_cost_usd, run.usage.cost_usd),
             "max_wall_time_s": left(budget.max_wall_time_s, run.wall_s),

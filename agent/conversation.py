@@ -1,5 +1,5 @@
-"""A task's turns, stored once each in the artifact store and chained, newest first: the
-durable runtime hands a model call the reference of the task's latest turn, not every turn so
+"""A subtask's turns, stored once each in the artifact store and chained, newest first: the
+durable runtime hands a model call the reference of the subtask's latest turn, not every turn so
 far. Sent by value, the turns made each step's proposal input longer than the last (O(N^2)
 bytes of Temporal history over a run; temporalio/sdk-python#1890 is a run stopped at 50 MB by
 exactly that); by reference, a step adds the same few hundred bytes however long the run.

@@ -1,5 +1,5 @@
 """The record of a run's steps: what the starter and the report show, and what the model
-is shown back (the current task's turns). Deterministic data, owned by workflow code."""
+is shown back (the current subtask's turns). Deterministic data, owned by workflow code."""
 
 from __future__ import annotations
 
@@ -14,16 +14,13 @@ Outcome = Literal["committed", "rejected"]
 @dataclass
 class StepLog:
     steps: list[StepRecord] = field(default_factory=list)
-    # Turns of the task in progress; a new task starts with a clean slate.
+    # Turns of the subtask in progress; a new subtask starts with a clean slate.
     turns: list[Turn] = field(default_factory=list)
-
-    def start_task(self) -> None:
-        self.turns = []
 
     def record(
         self,
         step: int,
-        task_id: str,
+        subtask_id: str,
         outcome: Outcome,
         proposal: ActionProposal | None,
         *,
@@ -37,7 +34,7 @@ class StepLog:
         """`said` is the feedback the model gets; for a rejection it is also the reason."""
         record = StepRecord(
             step=step,
-            subtask_id=task_id,
+            subtask_id=subtask_id,
             outcome=outcome,
             proposal=proposal,
             verdict=verdict,

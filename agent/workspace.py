@@ -56,7 +56,7 @@ async def prepare_workspace(deps: Dependencies, request: PrepareWorkspaceInput) 
 
 async def prepare_fork(deps: Dependencies, request: PrepareForkInput) -> PrepareForkResult:
     """A forked run's workspace, as its parent's was at the checkpoint it forks from, and its
-    task's turns so far as the conversation its next proposal refers to. Raises
+    subtask's turns so far as the conversation its next proposal refers to. Raises
     CheckpointError where the parent's checkpoints are gone; for a run on the operations
     service, makes its world from its parent's (WorkspaceError, ToolUnavailable)."""
     if request.parent_world_id is not None:
@@ -94,7 +94,7 @@ async def prepare_subtask(deps: Dependencies, request: PrepareSubtaskInput) -> P
 async def merge_subtask(deps: Dependencies, request: MergeSubtaskInput) -> MergeSubtaskResult:
     """A subtask's work merged into its parent's workspace. Raises MergeConflict (the parent's
     workspace left as it was) for the parent to feed back to planning."""
-    message = f"merge task {request.subtask_id} ({request.subtask_run_id})"
+    message = f"merge subtask {request.subtask_id} ({request.subtask_run_id})"
     workspace = project_path(request.workspace)
     merged = await asyncio.to_thread(checkpoints.merge, deps.checkpoints, workspace, request.commit, message)
     return MergeSubtaskResult(checkpoint=merged)

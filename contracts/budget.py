@@ -5,24 +5,33 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from contracts.wire_names import WIRE_NAMES, renamed
+
 MiB = 1024**2
 GiB = 1024**3
 
 
 class RunBudget(BaseModel):
-    """Per run and per plan task. None: no limit of that kind. Wall time does not count the
-    time a run waits for a person's approval."""
+    """Per run and per subtask of its plan. None: no limit of that kind. Wall time does not
+    count the time a run waits for a person's approval. The per-subtask limits keep their old
+    names (`max_steps_per_task`, ...) in JSON, and a task.yaml may still use them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **WIRE_NAMES)
 
     max_steps: int = Field(default=30, gt=0)
-    max_steps_per_task: int = Field(default=12, gt=0)
+    max_steps_per_subtask: int = renamed("max_steps_per_subtask", old="max_steps_per_task", default=12, gt=0)
     max_tokens: int | None = Field(default=None, gt=0)
-    max_tokens_per_task: int | None = Field(default=None, gt=0)
+    max_tokens_per_subtask: int | None = renamed(
+        "max_tokens_per_subtask", old="max_tokens_per_task", default=None, gt=0
+    )
     max_cost_usd: float | None = Field(default=None, gt=0)
-    max_cost_usd_per_task: float | None = Field(default=None, gt=0)
+    max_cost_usd_per_subtask: float | None = renamed(
+        "max_cost_usd_per_subtask", old="max_cost_usd_per_task", default=None, gt=0
+    )
     max_wall_time_s: float | None = Field(default=None, gt=0)
-    max_wall_time_s_per_task: float | None = Field(default=None, gt=0)
+    max_wall_time_s_per_subtask: float | None = renamed(
+        "max_wall_time_s_per_subtask", old="max_wall_time_s_per_task", default=None, gt=0
+    )
     # Host disk the run may hold (DiskUse: its workspace, its checkpoint repository, its
     # artifacts). Per run, not per command: a command's own disk quota is cut to what is left.
     max_disk_bytes: int | None = Field(default=GiB, gt=0)

@@ -29,7 +29,8 @@ class StepRecord(BaseModel):
     model_config = WIRE_NAMES
 
     step: int
-    # The plan's subtask the step was part of.
+    # The plan's subtask the step was part of. A baseline run has no plan: it does its task as
+    # one subtask, named by the task's id.
     subtask_id: str = renamed("subtask_id", old="task_id")
     outcome: Literal["committed", "rejected"]
     proposal: ActionProposal | None = None

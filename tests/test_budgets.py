@@ -34,9 +34,9 @@ def costly(asked: ProposeActionInput) -> ProposeActionResult:
     [
         # compile + plan spend 30 tokens; each proposal 15 more
         (RunBudget(max_tokens=60), 2, "the run's budget of 60 tokens is spent (60)"),
-        (RunBudget(max_tokens_per_task=30), 2, "the task's budget of 30 tokens is spent (30)"),
+        (RunBudget(max_tokens_per_subtask=30), 2, "the subtask's budget of 30 tokens is spent (30)"),
         (RunBudget(max_cost_usd=0.025), 3, "the run's budget of 0.025 cost in USD is spent (0.03)"),
-        (RunBudget(max_cost_usd_per_task=0.015), 2, "the task's budget of 0.015 cost in USD is spent (0.02)"),
+        (RunBudget(max_cost_usd_per_subtask=0.015), 2, "the subtask's budget of 0.015 cost in USD is spent (0.02)"),
         (RunBudget(max_steps=4), 4, "the run's budget of 4 steps is spent (4)"),
     ],
 )
@@ -120,6 +120,6 @@ async def test_a_task_budget_does_not_carry_into_the_next_task(client: Client, t
         Subtask(id="second", title="t", depends_on=["first"], postconditions=[DONE]),
     ]
     world = FakeWorld(lambda asked: ProposeActionResult(proposal=WRITE, usage=ONE_CALL), tasks=tasks, holds_after=2)
-    result = await run(client, task_queue, world, RunBudget(max_steps_per_task=2, max_tokens_per_task=30))
+    result = await run(client, task_queue, world, RunBudget(max_steps_per_subtask=2, max_tokens_per_subtask=30))
     assert result.outcome == RunState.COMPLETED
     assert [s.subtask_id for s in result.steps] == ["first", "first", "second"]

@@ -118,7 +118,7 @@ async def test_long_horizon_is_long_in_both_runtimes(client: Client, task_queue:
     per_task = Counter(step.subtask_id for step in solved.durable.steps)
     annotated = {task_id: count for task_id, count in per_task.items() if task_id.startswith("annotate-")}
     assert len(annotated) == 8
-    assert all(3 <= count <= task.spec.budget.max_steps_per_task for count in annotated.values()), annotated
+    assert all(3 <= count <= task.spec.budget.max_steps_per_subtask for count in annotated.values()), annotated
 
 
 async def test_dependent_subtasks_run_in_topological_order(client: Client, task_queue: str) -> None:

@@ -56,7 +56,7 @@ async def test_a_proposal_carries_a_reference_and_stays_the_same_size(
 ) -> None:
     output = "x" * 2000  # each step's observation, as long as a real read's
     world = FakeWorld(sequence(call("run_command", command="make")), holds_after=12, output=output)
-    run_request = request(RunBudget(max_steps=20, max_steps_per_task=20))
+    run_request = request(RunBudget(max_steps=20, max_steps_per_subtask=20))
     async with Worker(client, task_queue=task_queue, workflows=[AgentRunWorkflow], activities=world.activities()):
         result = await execute_run(client, run_request, task_queue)
     assert result.outcome == RunState.COMPLETED and len(result.steps) == 12

@@ -38,7 +38,7 @@ async def test_every_durable_trial_is_forked_after_step_k_and_compared(data_dir:
         trials=1,
         concurrency=2,
         # Four steps: the task takes three; a garbled run is out of steps after four.
-        budget=RunBudget(max_steps=4, max_steps_per_task=4),
+        budget=RunBudget(max_steps=4, max_steps_per_subtask=4),
         scenarios=[
             FaultScenario(name="none"),
             FaultScenario(

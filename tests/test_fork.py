@@ -150,14 +150,14 @@ def test_the_state_after_step_k_is_cut_from_the_final_one() -> None:
         state=RunState.FAILED, step=3, subtask=SubtaskProgress(id="two", index=1, turns=turns), plan=plan, steps=steps,
     )  # fmt: skip
     # After step 1: still in task one, its one turn rebuilt from the record.
-    one = snapshot_after(final, 1, task_ended=False)
+    one = snapshot_after(final, 1, subtask_ended=False)
     assert (one.step, one.subtask.id, one.subtask.index, one.state) == (1, "one", 0, RunState.COMMITTED)
     assert [turn.step for turn in one.subtask.turns] == [1] and one.usage.model_calls == 1
     # After step 2, which ended task one: task two starts, with no turns.
-    two = snapshot_after(final, 2, task_ended=True)
+    two = snapshot_after(final, 2, subtask_ended=True)
     assert (two.subtask.id, two.subtask.index, two.subtask.turns, two.subtask.usage) == ("two", 1, [], Usage())
     # After step 3: the parent's own turn, word for word.
-    three = snapshot_after(final, 3, task_ended=False)
+    three = snapshot_after(final, 3, subtask_ended=False)
     assert three.subtask.turns[0].feedback == "exact words" and three.state == RunState.REJECTED
-    zero = snapshot_after(final, 0, task_ended=False)
+    zero = snapshot_after(final, 0, subtask_ended=False)
     assert (zero.step, zero.subtask.index, zero.state, zero.steps) == (0, 0, RunState.PLANNING, [])

@@ -31,7 +31,7 @@ def slow_task(directory: Path, seconds: int) -> RunRequest:
     (directory / "repo" / "README").write_text("slow\n")
     (directory / "task.yaml").write_text(
         "id: slow-step\ntitle: One slow command\ngoal: Run the slow command once.\n"
-        "fixture: repo\nscript: script.yaml\nbudget: {max_steps: 3, max_steps_per_task: 3}\n"
+        "fixture: repo\nscript: script.yaml\nbudget: {max_steps: 3, max_steps_per_subtask: 3}\n"
         "postconditions: [{kind: file_contains, path: done.txt, text: done}]\n"
     )
     (directory / "script.yaml").write_text(

@@ -256,7 +256,7 @@ async def test_a_task_closed_on_a_failing_check_is_caught(recorded: dict[str, Re
     found = caught(ledger_only(plant.write_sealed(tmp_path / "planted.jsonl", lines), run.run_id), "commit-verified")
     commit = plant.line_of(lines, "commit", last)
     assert [each.message for each in found] == [
-        f"task 'rename-definition' ended at step {last} (committed) without a passing check, "
+        f"subtask 'rename-definition' ended at step {last} (committed) without a passing check, "
         f"yet the run moved on to step {last + 1}"
     ]
     assert found[0].cites == [f"ledger seq {lines.index(commit) + 1}", f"ledger seq {lines.index(check) + 1}"]

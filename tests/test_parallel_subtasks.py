@@ -129,10 +129,10 @@ async def test_a_subtask_out_of_its_budget_ends_the_run_when_no_revision_is_left
     request = parallel_request(tmp_path, plan, budget=RunBudget(max_plan_revisions=0))
     result = await run(client, task_queue, request)
     assert result.outcome == RunState.BUDGET_EXHAUSTED
-    assert "task a ended BUDGET_EXHAUSTED" in result.reason and "no revision left" in result.reason
+    assert "subtask a ended BUDGET_EXHAUSTED" in result.reason and "no revision left" in result.reason
     child = await child_result(client, f"{request.run_id}.v1.a")
     assert child.outcome == RunState.BUDGET_EXHAUSTED and len(child.steps) == 1
-    assert child.reason.startswith("the task's budget of 1 steps is spent")
+    assert child.reason.startswith("the subtask's budget of 1 steps is spent")
     # The other child's work was good: it is merged all the same.
     assert [event.payload["task"] for event in of_type(ledger(request.run_id), "subtask_finished")] == ["a", "b"]
     assert (Path(result.workspace) / "b.txt").read_text() == "beta\n"
@@ -151,7 +151,9 @@ async def test_a_subtask_out_of_its_budget_revises_the_plan_and_the_run_complete
     events = ledger(request.run_id)
     [revised] = of_type(events, "plan_revised")
     assert (revised.payload["from_version"], revised.payload["to_version"]) == (1, 2)
-    assert "task a ended BUDGET_EXHAUSTED: the task's budget of 1 steps is spent" in str(revised.payload["reason"])
+    assert "subtask a ended BUDGET_EXHAUSTED: the subtask's budget of 1 steps is spent" in str(
+        revised.payload["reason"]
+    )
     assert revised.payload["done"] == ["b"]
     # Revised after the first plan's children ended and before the second plan's started.
     finished = [(event.payload["task"], event.payload["outcome"]) for event in of_type(events, "subtask_finished")]
@@ -205,5 +207,5 @@ async def test_a_run_of_parallel_subtasks_is_not_forked(client: Client, task_que
     async with build_worker(client, task_queue):
         result = await execute_run(client, request, task_queue)
         assert result.outcome == RunState.COMPLETED, result.reason
-        with pytest.raises(StarterError, match=r"ran its plan's tasks as child runs \(--parallel-subtasks\)"):
+        with pytest.raises(StarterError, match=r"ran its plan's subtasks as child runs \(--parallel-subtasks\)"):
             await fork_request(client, lab_deps(), request.run_id, 1, None)

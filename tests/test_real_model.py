@@ -40,7 +40,7 @@ async def test_the_durable_runtime_runs_a_real_model(
     smollm2: ProviderConfig, client: Client, task_queue: str, bugfix_task: Task
 ) -> None:
     request = build_request(bugfix_task, "durable", provider=smollm2).model_copy(
-        update={"budget": RunBudget(max_steps=2, max_steps_per_task=2)}
+        update={"budget": RunBudget(max_steps=2, max_steps_per_subtask=2)}
     )
     async with build_worker(client, task_queue):
         result = await execute_run(client, request, task_queue)
@@ -57,7 +57,7 @@ async def test_the_durable_runtime_runs_a_real_model(
 
 async def test_the_baseline_runs_the_same_model(smollm2: ProviderConfig, bugfix_task: Task) -> None:
     request = build_request(bugfix_task, "baseline", provider=smollm2).model_copy(
-        update={"budget": RunBudget(max_steps=2, max_steps_per_task=2)}
+        update={"budget": RunBudget(max_steps=2, max_steps_per_subtask=2)}
     )
     result = await BaselineLoop(lab_deps(), retry_delay_s=0).run(request)
     assert result.steps and result.usage.model_calls >= 1 and result.usage.output_tokens > 0
@@ -97,7 +97,7 @@ async def test_a_fork_asks_the_model_server_for_its_own_steps_only(
     plan or step 1, which it carries over from its parent."""
     server_log = LlamaLog(server_log_path())
     request = build_request(bugfix_task, "durable", provider=smollm2).model_copy(
-        update={"budget": RunBudget(max_steps=3, max_steps_per_task=3)}
+        update={"budget": RunBudget(max_steps=3, max_steps_per_subtask=3)}
     )
     async with build_worker(client, task_queue):
         mark = server_log.mark()

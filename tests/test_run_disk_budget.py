@@ -136,7 +136,7 @@ async def test_a_durable_run_over_its_disk_budget_ends_before_its_third_step(
     assert result.outcome == RunState.BUDGET_EXHAUSTED, result.reason
     assert [step.outcome for step in result.steps] == ["committed", "committed"]
     says_every_part(result.reason)
-    assert result.reason.endswith("in task 'fill' after 2 steps"), result.reason
+    assert result.reason.endswith("in subtask 'fill' after 2 steps"), result.reason
     disk = result.disk
     assert disk is not None and disk.total_bytes >= budget.max_disk_bytes
     # Each part holds what the steps left: two 6 MiB files, stored again by the checkpoints.

@@ -74,7 +74,7 @@ def test_a_small_task_is_small(task_id: str) -> None:
     assert {"coding", "ops"} & set(task.spec.tags)
     assert task.spec.budget.max_steps <= 10
     # A per-task cap below the run's would give the durable runtime fewer steps than the baseline.
-    assert task.spec.budget.max_steps_per_task == task.spec.budget.max_steps
+    assert task.spec.budget.max_steps_per_subtask == task.spec.budget.max_steps
     files = [path for path in task.fixture_dir.rglob("*") if path.is_file()]
     assert 1 <= len(files) <= 6
     assert all(len(path.read_text(encoding="utf-8").splitlines()) < 60 for path in files)

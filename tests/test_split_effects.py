@@ -177,7 +177,7 @@ def test_a_fork_starts_with_its_parents_effects_up_to_its_step() -> None:
     steps = [StepRecord(step=n, subtask_id="one", outcome="committed") for n in (1, 2, 3)]
     effects = [EarlierEffect(step=n, tool="issue_refund", arguments=refund(reason=str(n)).arguments) for n in (1, 3)]
     final = RunSnapshot(step=3, task_id="one", plan=plan, steps=steps, effects=effects)
-    assert snapshot_after(final, 2, task_ended=False).effects == effects[:1]
+    assert snapshot_after(final, 2, subtask_ended=False).effects == effects[:1]
 
 
 # --- both runtimes, for real: the scripted run that splits a refund in two ------------------
@@ -204,7 +204,7 @@ def split_request(tmp_path: Path, runtime: str) -> RunRequest:
         fixture_dir=str(fixture),
         acceptance=[ServiceCount(resource="refunds", where={"order_id": "o-7001"}, expect=2)],
         provider=ProviderConfig(kind="scripted", script_path=str(SCRIPT)),
-        budget=RunBudget(max_steps=6, max_steps_per_task=6),
+        budget=RunBudget(max_steps=6, max_steps_per_subtask=6),
         profile=PolicyProfile.OPERATOR,
         baseline_verifies=True,
     )

@@ -136,10 +136,10 @@ async def test_a_read_first_in_a_task_is_checked(client: Client, task_queue: str
 
 async def test_the_task_step_budget_ends_the_run(client: Client, task_queue: str) -> None:
     world = FakeWorld(sequence(call("run_command", command="true")), holds_after=99)
-    result = await run(client, task_queue, world, RunBudget(max_steps=10, max_steps_per_task=3))
+    result = await run(client, task_queue, world, RunBudget(max_steps=10, max_steps_per_subtask=3))
     assert result.outcome == RunState.BUDGET_EXHAUSTED
     assert len(result.steps) == 3 and len(world.executed) == 3
-    assert "the task's budget of 3 steps is spent" in result.reason
+    assert "the subtask's budget of 3 steps is spent" in result.reason
     # The last step's record waited for a next proposal that never came: the run's end wrote it.
     assert [closing.step for closing in world.recorded] == [1, 2, 3]
     assert result.checkpoint == "ck-3"
@@ -153,7 +153,7 @@ async def test_the_run_step_budget_spans_tasks(client: Client, task_queue: str) 
         Subtask(id="second", title="t", depends_on=["first"], postconditions=[never]),
     ]
     world = FakeWorld(sequence(call("run_command", command="true")), tasks=tasks, holds_after=2)
-    result = await run(client, task_queue, world, RunBudget(max_steps=3, max_steps_per_task=10))
+    result = await run(client, task_queue, world, RunBudget(max_steps=3, max_steps_per_subtask=10))
     assert result.outcome == RunState.BUDGET_EXHAUSTED
     assert [s.subtask_id for s in result.steps] == ["first", "first", "second"]
     assert "the run's budget of 3 steps is spent" in result.reason

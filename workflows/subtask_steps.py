@@ -44,7 +44,7 @@ async def run_subtask_steps(run: Run, subtask: Subtask, index: int, *, resumed: 
         snapshot.subtask.id, snapshot.subtask.index = subtask.id, index
     else:
         snapshot.subtask = SubtaskProgress(id=subtask.id, index=index, started_at=workflow.now())
-    subtask_limit = subtask.max_steps or request.budget.max_steps_per_task
+    subtask_limit = subtask.max_steps or request.budget.max_steps_per_subtask
     while True:
         if workflow.info().is_continue_as_new_suggested():
             await run.continue_as_new()

@@ -60,7 +60,7 @@ async def run_in_parallel(run: Run) -> str | None:
         if not remaining:
             return None
         spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at), disk=run.disk())
-        if reason := exhausted(budget, spent, Spent(0, Usage(), 0.0), budget.max_steps_per_task):
+        if reason := exhausted(budget, spent, Spent(0, Usage(), 0.0), budget.max_steps_per_subtask):
             run.move(S.BUDGET_EXHAUSTED)
             return f"{reason} after {snapshot.step} steps, before subtasks {', '.join(t.id for t in remaining)}"
         ready = [subtask for subtask in remaining if set(subtask.depends_on) <= set(snapshot.plan_progress.merged)]
@@ -112,7 +112,7 @@ async def _child(run: Run, subtask: Subtask, spent: Spent) -> RunResult:
             "run_id": child_id,
             # Its workspace is its own; the world it acts on (services, a tenant) is the parent's.
             "trial_id": request.world_id,
-            "budget": for_subtask(request.budget, spent, subtask.max_steps or request.budget.max_steps_per_task),
+            "budget": for_subtask(request.budget, spent, subtask.max_steps or request.budget.max_steps_per_subtask),
             "parallel_subtasks": False,
             "subtask": origin,
             "resume": None,

@@ -195,16 +195,17 @@ def clip(text: str, limit: int) -> str:
 
 def _assignment(request: ProposeActionInput) -> str:
     parts = [_goal_and_files(request.goal, request.workspace_files)]
-    task = request.subtask
-    if task is None:
+    subtask = request.subtask
+    if subtask is None:
         parts.append("Work on the whole goal; answer finish when it is achieved.")
         return "\n\n".join(parts)
-    lines = [f"Current task ({task.id}): {task.title}"]
-    if task.instructions:
-        lines.append(f"Instructions: {task.instructions.strip()}")
-    if task.postconditions:
+    # The model's word for a subtask is "task" (its plan's schema): the prompt keeps it.
+    lines = [f"Current task ({subtask.id}): {subtask.title}"]
+    if subtask.instructions:
+        lines.append(f"Instructions: {subtask.instructions.strip()}")
+    if subtask.postconditions:
         lines.append("It is done when:")
-        lines.extend(f"- {condition.describe()}" for condition in task.postconditions)
+        lines.extend(f"- {condition.describe()}" for condition in subtask.postconditions)
     else:
         lines.append("It is done when you answer finish.")
     parts.append("\n".join(lines))

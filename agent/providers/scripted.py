@@ -54,13 +54,13 @@ class ScriptedProvider:
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         started = time.perf_counter()
         script = await self._script()
-        task_id = request.subtask.id if request.subtask else None
-        if task_id is not None and not script.has_subtask(task_id):
+        subtask_id = request.subtask.id if request.subtask else None
+        if subtask_id is not None and not script.has_subtask(subtask_id):
             # A plan the script did not draft: a model's, in a run forked from a model's run
             # (a counterfactual with the oracle). The script follows its whole course within
             # the task, as for a loop without a plan, from where the task's turns have got it.
-            task_id = None
-        actions = script.actions_for(task_id)
+            subtask_id = None
+        actions = script.actions_for(subtask_id)
         position = script_position(actions, request.history)
         if position < len(actions):
             proposal = actions[position]

@@ -81,7 +81,7 @@ def write_task(directory: Path, steps: int) -> Path:
         "goal": "Read notes/long.txt window by window, then write done.txt.",
         "fixture": "repo",
         "script": "script.yaml",
-        "budget": {"max_steps": steps + 5, "max_steps_per_task": steps + 5},
+        "budget": {"max_steps": steps + 5, "max_steps_per_subtask": steps + 5},
         "postconditions": [done],
     }
     (directory / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))

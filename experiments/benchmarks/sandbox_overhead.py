@@ -31,9 +31,10 @@ async def main(runs: int) -> None:
             os.chown(workspace, *workspace_owner(workspace.name))
         print("| backend | command | median ms | p95 ms |")
         print("| --- | --- | ---: | ---: |")
+        artifacts = from_environment().artifacts
         for name in ("process", "bubblewrap", "docker"):
             try:
-                sandbox = select_sandbox(name, from_environment().artifacts)
+                sandbox = select_sandbox(name, artifacts)
             except SandboxUnavailable as error:
                 print(f"| {name} | (unavailable: {error}) | | |")
                 continue

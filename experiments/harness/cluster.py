@@ -40,6 +40,7 @@ class LabCluster:
         )
         self.ops = OpsServiceProcess(directory / "ops.sqlite") if ops else None
         self.ops_url: str | None = None
+        self._dependencies: Dependencies | None = None
         self.client: Client | None = None
         self.workers: list[WorkerProcess] = []
 
@@ -47,6 +48,8 @@ class LabCluster:
         await self.server.start()
         if self.ops is not None:
             self.ops_url = await self.ops.start()
+        # Built once, now that the service's URL is known: every reader shares its stores.
+        self._dependencies = dataclasses.replace(from_environment(), data_dir=self.data_dir, ops_url=self.ops_url)
         # Large payloads go by reference to the workers' artifact store: this client reads them there.
         converter = data_converter_for(ArtifactStoreDriver(self.dependencies.artifacts))
         self.client = await connect(self.server.address, data_converter=converter)
@@ -65,7 +68,9 @@ class LabCluster:
     def dependencies(self) -> Dependencies:
         """What this process uses when it acts on the cluster's runs (judges their end states,
         runs a baseline beside them): the workers' data directory and the cluster's service."""
-        return dataclasses.replace(from_environment(), data_dir=self.data_dir, ops_url=self.ops_url)
+        if self._dependencies is None:
+            raise RuntimeError("the cluster's dependencies exist once it has started (async with LabCluster(...))")
+        return self._dependencies
 
     def env(self, fault_plan: Path | None = None) -> dict[str, str]:
         """The environment of every lab process in this cluster."""

@@ -111,13 +111,13 @@ class _Generation:
         story = self.story
         story.run_id, story.budget = request.run_id, request.budget
         if (resumed := request.resume) is not None:
-            story.tasks = resumed.plan.subtasks if resumed.plan else []
+            story.subtasks = resumed.plan.subtasks if resumed.plan else []
             story.carried = Carried(
                 usage=resumed.usage,
                 steps=resumed.step,
-                task_id=resumed.subtask.id,
-                task_steps=len(resumed.subtask.turns),
-                task_usage=resumed.subtask.usage,
+                subtask_id=resumed.subtask.id,
+                subtask_steps=len(resumed.subtask.turns),
+                subtask_usage=resumed.subtask.usage,
             )
 
     def _returned(self, event: HistoryEvent, at: Cite) -> None:
@@ -178,18 +178,18 @@ class _Generation:
         if asked is not None:
             if asked.record is not None and asked.record.action != "none":
                 self._recorded(asked.record.step, asked.record.action, at)
-            task = asked.propose.subtask.id if asked.propose.subtask else None
-            self._proposed(asked.propose.step, task, at)
+            subtask_id = asked.propose.subtask.id if asked.propose.subtask else None
+            self._proposed(asked.propose.step, subtask_id, at)
             return asked.propose.step
         self._record_from_summary(event, at)
         step = _summary_step(event, self.artifacts)
         self._proposed(step, None, at)
         return step
 
-    def _proposed(self, step: int | None, task_id: str | None, at: Cite) -> None:
+    def _proposed(self, step: int | None, subtask_id: str | None, at: Cite) -> None:
         if step is not None:
             told = self._step(step)
-            told.task_id, told.proposal_at = task_id or told.task_id, at
+            told.subtask_id, told.proposal_at = subtask_id or told.subtask_id, at
 
     def _execution(self, name: str, payloads: Payloads) -> ExecuteToolInput | None:
         if name == "execute_tool":
@@ -205,7 +205,7 @@ class _Generation:
             self.story.carried.usage += compiled.usage + compiled.failed_attempts
         elif name in ("plan", "draft_plan") and (planned := first(result, DraftPlanResult, self.artifacts)) is not None:
             self.story.carried.usage += planned.usage + planned.failed_attempts
-            self.story.tasks = planned.plan.topological_order()
+            self.story.subtasks = planned.plan.topological_order()
         if step is None:
             return
         told = self._step(step)

@@ -30,7 +30,7 @@ def ledger_story(events: list[LedgerEvent]) -> RunStory:
         told = story.step(event.step)
         before = len(story.unreadable)
         if event.type == "proposal":
-            told.task_id = _text(payload.get("task"))
+            told.subtask_id = _text(payload.get("task"))
             told.proposal = _read(story, at.position, ActionProposal, payload.get("proposal"))
             told.proposal_at = at
             told.usage = _read(story, at.position, Usage, payload.get("usage")) or Usage()
@@ -59,7 +59,7 @@ def _run_event(story: RunStory, event: LedgerEvent, seq: int) -> None:
     if event.type in ("goal_compiled", "plan_drafted"):
         story.carried.usage += _read(story, seq, Usage, payload.get("usage")) or Usage()
     if event.type == "plan_drafted" and (plan := _read(story, seq, Plan, payload.get("plan"))) is not None:
-        story.tasks = plan.topological_order()
+        story.subtasks = plan.topological_order()
     elif event.type == "run_finished":
         story.outcome, story.outcome_at, story.ended = _text(payload.get("outcome")), story.cite(seq), True
 

@@ -45,7 +45,7 @@ class StepStory(BaseModel):
     ran no tool has no result; a history gives no check for a step that read only)."""
 
     step: int
-    task_id: str | None = None
+    subtask_id: str | None = None
     proposal: ActionProposal | None = None
     proposal_at: Cite | None = None
     # What the step spent on its proposal, failed attempts included (what the budget counts).
@@ -82,9 +82,9 @@ class Carried(BaseModel):
 
     usage: Usage = Field(default_factory=Usage)
     steps: int = 0
-    task_id: str | None = None
-    task_steps: int = 0
-    task_usage: Usage = Field(default_factory=Usage)
+    subtask_id: str | None = None
+    subtask_steps: int = 0
+    subtask_usage: Usage = Field(default_factory=Usage)
 
 
 class RunStory(BaseModel):
@@ -92,7 +92,7 @@ class RunStory(BaseModel):
     run_id: str | None = None
     # The limits the run was given; only the history holds them (the workflow's input).
     budget: RunBudget | None = None
-    tasks: list[Subtask] = Field(default_factory=list)
+    subtasks: list[Subtask] = Field(default_factory=list)
     carried: Carried = Field(default_factory=Carried)
     steps: list[StepStory] = Field(default_factory=list)
     # How the run ended: a RunState value, or for a workflow that did not end with a RunResult,

@@ -4,7 +4,7 @@ the parent's state after step K and goes on live from step K+1 (workflows/fork_s
 What the fork takes from the parent, and from where:
 - its request (task, goal, budget, policy), from the parent's workflow history;
 - its state after step K, from its final state (the `progress` query) cut at K: the steps,
-  the plan and its position in it, the task's turns so far, the calls already run (the
+  the plan and its position in it, the subtask's turns so far, the calls already run (the
   repeated-action check), the approvals given, the usage of steps 1..K;
 - the checkpoint its workspace starts from, from the parent's ledger (the commit or rollback
   that closed step K; the fork's own `forked` event for a fork of a fork);
@@ -67,8 +67,8 @@ async def fork_request(
     parent = await _request_of(client, parent_id)
     if parent.parallel_subtasks or parent.subtask is not None:
         raise StarterError(
-            f"run {parent_id!r} ran its plan's tasks as child runs (--parallel-subtasks): its steps are its "
-            "children's, and forking such a run is not supported; fork a child, or a run made task by task"
+            f"run {parent_id!r} ran its plan's subtasks as child runs (--parallel-subtasks): its steps are its "
+            "children's, and forking such a run is not supported; fork a child, or a run made one subtask at a time"
         )
     final = await handle.query(AgentRunWorkflow.progress)
     if not 0 <= from_step <= len(final.steps):
@@ -96,7 +96,7 @@ async def fork_request(
             "run_id": f"{parent_id}-k{from_step}-{uuid.uuid4().hex[:6]}",
             "trial_id": None,
             "provider": provider or parent.provider,
-            "resume": snapshot_after(final, from_step, _steps_of_task_end(final, from_step)),
+            "resume": snapshot_after(final, from_step, _step_ends_subtask(final, from_step)),
             "fork": origin,
             "search_attributes": False,
         }
@@ -149,8 +149,8 @@ def effect_keys_through(ledgers: LedgerStore, run_id: str, step: int) -> list[st
     return list(dict.fromkeys(keys))
 
 
-def _steps_of_task_end(final: RunSnapshot, k: int) -> bool:
-    """Whether step k ended its task: the parent's next step is another task's, or, for its
+def _step_ends_subtask(final: RunSnapshot, k: int) -> bool:
+    """Whether step k ended its subtask: the parent's next step is another subtask's, or, for its
     last step, it was committed with every postcondition holding."""
     if k == 0:
         return False
@@ -162,30 +162,29 @@ def _steps_of_task_end(final: RunSnapshot, k: int) -> bool:
     return step.outcome == "committed" and checked
 
 
-def snapshot_after(final: RunSnapshot, k: int, task_ended: bool) -> RunSnapshot:
+def snapshot_after(final: RunSnapshot, k: int, subtask_ended: bool) -> RunSnapshot:
     """The parent's state as it was once step k was closed (between two steps), from its final
     state: what the workflow carries into the fork (`RunRequest.resume`)."""
     steps = final.steps[:k]
-    tasks = final.plan.subtasks if final.plan else []
-    ids = [task.id for task in tasks]
+    ids = [subtask.id for subtask in final.plan.subtasks] if final.plan else []
     if k == 0:
         index, state = 0, RunState.PLANNING
     else:
         last = steps[-1]
-        index = ids.index(last.subtask_id) + (1 if task_ended else 0)
+        index = ids.index(last.subtask_id) + (1 if subtask_ended else 0)
         state = RunState.COMMITTED if last.outcome == "committed" else RunState.REJECTED
-    task_id = ids[index] if index < len(ids) else None
-    in_task = [] if task_ended or k == 0 else [step for step in steps if step.subtask_id == task_id]
-    task = SubtaskProgress(
-        id=task_id,
+    subtask_id = ids[index] if index < len(ids) else None
+    in_subtask = [] if subtask_ended or k == 0 else [step for step in steps if step.subtask_id == subtask_id]
+    subtask = SubtaskProgress(
+        id=subtask_id,
         index=index,
-        turns=_turns(final, in_task),
-        usage=sum((step.usage for step in in_task), Usage()),
+        turns=_turns(final, in_subtask),
+        usage=sum((step.usage for step in in_subtask), Usage()),
     )
     return RunSnapshot(
         state=state,
         step=k,
-        subtask=task,
+        subtask=subtask,
         sandbox=final.sandbox,
         goal_spec=final.goal_spec,
         plan=final.plan,

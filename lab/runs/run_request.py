@@ -27,7 +27,7 @@ def build_request(
 ) -> RunRequest:
     budget = task.spec.budget
     if max_steps is not None:
-        budget = RunBudget(max_steps=max_steps, max_steps_per_task=min(budget.max_steps_per_task, max_steps))
+        budget = RunBudget(max_steps=max_steps, max_steps_per_subtask=min(budget.max_steps_per_subtask, max_steps))
     return RunRequest(
         run_id=f"{runtime}-{task.spec.id}-{uuid.uuid4().hex[:8]}",
         trial_id=trial_id,

@@ -24,7 +24,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         commits.RULE,
-        "every commit had an allowing verdict, a successful call, and a passing check where it ended a task",
+        "every commit had an allowing verdict, a successful call, and a passing check where it ended a subtask",
         "a source",
         commits.check,
     ),

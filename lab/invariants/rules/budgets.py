@@ -1,6 +1,6 @@
 """budget-respected: no step began once a budget was spent. The workflow checks its budgets
 before every proposal (`agent/budget.py`); a step that began anyway overran one. Counted as the
-workflow counts: steps of the run and of the task, tokens and cost of every model call
+workflow counts: steps of the run and of the subtask, tokens and cost of every model call
 (failed attempts included), the goal's and the plan's calls before the first step.
 
 Wall time is not checked: the workflow measures it with its own clock less the time it waited
@@ -21,21 +21,21 @@ def check(evidence: Evidence) -> list[Violation]:
     if story is None or story.budget is None:
         return []
     budget, carried = story.budget, story.carried
-    task_limits = {task.id: task.max_steps for task in story.tasks}
-    run_usage, task_id = carried.usage, carried.task_id
-    task_steps, task_usage = carried.task_steps, carried.task_usage
+    subtask_limits = {subtask.id: subtask.max_steps for subtask in story.subtasks}
+    run_usage, subtask_id = carried.usage, carried.subtask_id
+    subtask_steps, subtask_usage = carried.subtask_steps, carried.subtask_usage
     found: list[Violation] = []
     for told in story.steps:
-        if told.task_id is not None and told.task_id != task_id:
-            task_id, task_steps, task_usage = told.task_id, 0, Usage()
-        task_limit = task_limits.get(task_id or "") or budget.max_steps_per_task
+        if told.subtask_id is not None and told.subtask_id != subtask_id:
+            subtask_id, subtask_steps, subtask_usage = told.subtask_id, 0, Usage()
+        subtask_limit = subtask_limits.get(subtask_id or "") or budget.max_steps_per_subtask
         spent = (
             ("run's", "steps", told.step - 1, budget.max_steps),
-            ("task's", "steps", task_steps, task_limit),
+            ("subtask's", "steps", subtask_steps, subtask_limit),
             ("run's", "tokens", run_usage.total_tokens, budget.max_tokens),
-            ("task's", "tokens", task_usage.total_tokens, budget.max_tokens_per_task),
+            ("subtask's", "tokens", subtask_usage.total_tokens, budget.max_tokens_per_subtask),
             ("run's", "cost in USD", run_usage.cost_usd, budget.max_cost_usd),
-            ("task's", "cost in USD", task_usage.cost_usd, budget.max_cost_usd_per_task),
+            ("subtask's", "cost in USD", subtask_usage.cost_usd, budget.max_cost_usd_per_subtask),
         )
         for whose, what, amount, limit in spent:
             if limit is not None and amount >= limit:
@@ -43,5 +43,5 @@ def check(evidence: Evidence) -> list[Violation]:
                 found.append(violation(RULE, message, told.proposal_at))
                 break
         run_usage += told.usage
-        task_steps, task_usage = task_steps + 1, task_usage + told.usage
+        subtask_steps, subtask_usage = subtask_steps + 1, subtask_usage + told.usage
     return found

@@ -1,12 +1,12 @@
 """commit-verified: every committed step passed both halves of verification (a step counts only
 when both pass). Before: a tool call committed only with a verdict that allowed it,
 or one that asked for a person's approval and got it. After: the tool returned a successful
-result, and a step that ended its task (a checked claim of "done", or the call after which the
-task's postconditions held) did so on a passing postcondition check.
+result, and a step that ended its subtask (a checked claim of "done", or the call after which the
+subtask's postconditions held) did so on a passing postcondition check.
 
-A step in the middle of a task commits while the task's postconditions still fail: that is
-progress, kept as a checkpoint, not a claim that the task is done; what is checked there is
-the tool's own success. The task's last step, where the run moved on, must have passed.
+A step in the middle of a subtask commits while its postconditions still fail: that is
+progress, kept as a checkpoint, not a claim that the subtask is done; what is checked there is
+the tool's own success. The subtask's last step, where the run moved on, must have passed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def check(evidence: Evidence) -> list[Violation]:
     found: list[Violation] = []
     for story in evidence.stories():
         found += [each for told in story.steps if told.outcome == "commit" for each in _commit(told)]
-        found += _tasks_closed(story)
+        found += _subtasks_closed(story)
     return found
 
 
@@ -55,12 +55,12 @@ def _commit(told: StepStory) -> list[Violation]:
     return []
 
 
-def _tasks_closed(story: RunStory) -> list[Violation]:
-    """The last step of each task the run moved past (and of the last task, when the run
+def _subtasks_closed(story: RunStory) -> list[Violation]:
+    """The last step of each subtask the run moved past (and of the last one, when the run
     completed) committed on a passing check."""
-    runs: list[list[StepStory]] = []  # the steps of each task, in the order the run took them
+    runs: list[list[StepStory]] = []  # the steps of each subtask, in the order the run took them
     for told in story.steps:
-        if runs and told.task_id in (None, runs[-1][-1].task_id):
+        if runs and told.subtask_id in (None, runs[-1][-1].subtask_id):
             runs[-1].append(told)
         else:
             runs.append([told])
@@ -72,8 +72,8 @@ def _tasks_closed(story: RunStory) -> list[Violation]:
             continue
         after = f"the run moved on to step {runs[index + 1][0].step}" if index + 1 < len(runs) else "the run completed"
         ended = "committed" if last.outcome == "commit" else (last.outcome or "not closed")
-        task = f"task {last.task_id!r}" if last.task_id else "a task"
-        message = f"{task} ended at step {last.step} ({ended}) without a passing check, yet {after}"
+        which = f"subtask {last.subtask_id!r}" if last.subtask_id else "a subtask"
+        message = f"{which} ended at step {last.step} ({ended}) without a passing check, yet {after}"
         found.append(violation(RULE, message, last.outcome_at or last.proposal_at, last.check_at))
     return found
 
