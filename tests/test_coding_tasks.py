@@ -100,7 +100,7 @@ async def test_both_runtimes_solve_the_task(client: Client, task_queue: str, tas
     for result in (solved.baseline, solved.durable):
         rejected = [step for step in result.steps if step.outcome != "committed"]
         assert rejected == [], [(result.runtime, step.step, step.reason) for step in rejected]
-    # The durable run did every plan task of the script, each in one piece.
+    # The durable run did every subtask of the script, each in one piece.
     plan = scripted_plan(task)
     assert sorted(solved.durable.plan) == sorted(planned.id for planned in plan.subtasks)
     assert [task_id for task_id, _ in _runs(solved.durable)] == solved.durable.plan
@@ -114,7 +114,7 @@ async def test_long_horizon_is_long_in_both_runtimes(client: Client, task_queue:
     assert len(solved.baseline.steps) >= 15
     assert len(solved.durable.steps) <= task.spec.budget.max_steps
     assert len(solved.baseline.steps) <= task.spec.budget.max_steps
-    # No module is done in one edit: each plan task's postconditions hold only after several.
+    # No module is done in one edit: each subtask's postconditions hold only after several.
     per_task = Counter(step.subtask_id for step in solved.durable.steps)
     annotated = {task_id: count for task_id, count in per_task.items() if task_id.startswith("annotate-")}
     assert len(annotated) == 8
@@ -146,7 +146,7 @@ async def test_dependent_subtasks_run_in_topological_order(client: Client, task_
 
 
 def _runs(result: RunResult) -> list[tuple[str, list[StepRecord]]]:
-    """The run's steps grouped into consecutive runs of one plan task."""
+    """The run's steps grouped into consecutive runs of one subtask."""
     runs: list[tuple[str, list[StepRecord]]] = []
     for step in result.steps:
         if runs and runs[-1][0] == step.subtask_id:

@@ -1,4 +1,4 @@
-"""Parallel subtasks (RunRequest.parallel_subtasks): independent plan tasks run at once as child
+"""Parallel subtasks (RunRequest.parallel_subtasks): independent subtasks run at once as child
 workflows, each in its own git worktree with its own budget; their work merges back in
 dependency order; a child out of budget or work that does not merge sends the run back to
 planning (plan v1 -> v2, recorded with the reason), and the run goes on.

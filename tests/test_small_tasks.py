@@ -73,7 +73,7 @@ def test_a_small_task_is_small(task_id: str) -> None:
     task = load_task(task_id)
     assert {"coding", "ops"} & set(task.spec.tags)
     assert task.spec.budget.max_steps <= 10
-    # A per-task cap below the run's would give the durable runtime fewer steps than the baseline.
+    # A per-subtask cap below the run's would give the durable runtime fewer steps than the baseline.
     assert task.spec.budget.max_steps_per_subtask == task.spec.budget.max_steps
     files = [path for path in task.fixture_dir.rglob("*") if path.is_file()]
     assert 1 <= len(files) <= 6

@@ -141,7 +141,7 @@ async def test_the_timeline_names_each_activity_by_its_step(runs: Runs, page: Pa
 async def test_a_parallel_run_and_its_subtasks_link_both_ways(runs: Runs, page: Page) -> None:
     parent = _workflow_id(runs.parallel)
     await page.goto(runs.parallel.removesuffix("/history") + "/relationships")
-    # Each plan task ran as a child whose id is the parent's, the plan version and the task.
+    # Each subtask ran as a child whose id is the parent's, the plan version and the subtask.
     children = [page.get_by_role("link", name=f"{parent}.v1.{task}", exact=True) for task in runs.parallel_plan]
     for link in children:
         await expect(link).to_be_visible(timeout=SHOWN_MS)
@@ -163,7 +163,7 @@ def _run_link(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def _plan(result: subprocess.CompletedProcess[str]) -> list[str]:
-    """The plan's tasks, as `starter run` printed them: `plan: a -> b -> c`."""
+    """The plan's subtasks, as `starter run` printed them: `plan: a -> b -> c`."""
     found = re.search(r"^  plan: (.+)$", result.stdout, re.MULTILINE)
     assert found, result.stdout
     tasks = found[1].split(" -> ")

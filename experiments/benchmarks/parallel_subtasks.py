@@ -1,4 +1,4 @@
-"""Wall time of a durable run task by task against the same run with parallel subtasks.
+"""Wall time of a durable run one subtask at a time against the same run with parallel subtasks.
 
     uv run python -m experiments.benchmarks.parallel_subtasks [--runs 5] [--task ID ...] [--quick]
 

@@ -24,7 +24,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("--max-steps", type=positive_int, help="run step budget (default: the task's)")
     run.add_argument("--no-worker", action="store_true", help="durable: submit and wait; workers run elsewhere")
     run.add_argument(
-        "--parallel-subtasks", action="store_true", help="durable: independent plan tasks as child workflows"
+        "--parallel-subtasks", action="store_true", help="durable: independent subtasks as child workflows"
     )
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
     run.add_argument(
