@@ -16,7 +16,8 @@ import settings
 from contracts.errors import StarterError
 from host import temporal_config
 from host.client import connect, connect_failure_reason
-from lab.processes.temporal_server import DevServer, DevServerOptions, is_listening, split_address
+from lab.processes.temporal_server import is_listening, split_address
+from starter.embedded_server import EmbeddedServer, shared_embedded_server
 from workflows import visibility
 
 
@@ -25,8 +26,8 @@ class Connection:
     client: Client
     address: str
     ui_url: str
-    # The dev server this process started, if it started one.
-    embedded: DevServer | None
+    # The embedded dev server this command used (started by it or by another command), if any.
+    embedded: EmbeddedServer | None
     # Whether the lab's search attributes exist on the server (the embedded one has them).
     search_attributes: bool
 
@@ -34,40 +35,42 @@ class Connection:
 @contextlib.asynccontextmanager
 async def temporal_connection(*, keep_server: bool = False, embed: bool = True) -> AsyncIterator[Connection]:
     """Connect as `temporal_config` says (TEMPORAL_ADDRESS or a profile, TLS, an API key); when
-    no address is configured and nothing answers at the default one, start the
-    embedded dev server for the duration (or for longer, with `keep_server`). Without `embed`,
-    a server must already answer (commands that act on existing runs)."""
+    no address is configured, use the embedded dev server at the default one, started if nothing
+    answers there and shared with the other commands that use it (starter.embedded_server): it
+    stops when the last of them ends (never, with `keep_server`). Without `embed`, a server must
+    already answer (commands that act on existing runs)."""
     options = temporal_config.load()  # a bad profile, file or certificate: one line, before anything starts
     address = options.target_host
     host, port = split_address(address)
-    embedded: DevServer | None = None
-    if not is_listening(host, port):
-        if not embed:
-            raise StarterError(
-                f"nothing answers at {address}: start the server the runs live on "
-                "(`python -m starter server`, or set TEMPORAL_ADDRESS)"
-            )
-        if options.explicit:
+    if not is_listening(host, port) and not embed:
+        raise StarterError(
+            f"nothing answers at {address}: start the server the runs live on "
+            "(`python -m starter server`, or set TEMPORAL_ADDRESS)"
+        )
+    if options.explicit or not embed:
+        if not is_listening(host, port):
             raise StarterError(
                 f"nothing answers at {_where(address)}; start a Temporal server there, "
                 "or unset it to use the embedded dev server"
             )
-        embedded = DevServer(
-            DevServerOptions(port=port, ui_port=settings.dev_server_ui_port(), outlive_parent=keep_server)
-        )
-        await embedded.start()
-        address = embedded.address
+        yield await _connected(options.describe(), None, address)
+        return
+    directory = settings.data_dir() / "embedded-server"
+    ui_port = settings.dev_server_ui_port()
+    async with shared_embedded_server(directory, address, ui_port, keep_server=keep_server) as embedded:
+        yield await _connected(embedded.address, embedded, embedded.address)
+
+
+async def _connected(shown: str, embedded: EmbeddedServer | None, address: str) -> Connection:
     try:
-        try:
-            client = await connect(embedded.address if embedded else None)
-        except (RuntimeError, RPCError) as error:
-            shown = address if embedded else options.describe()
-            raise StarterError(f"no Temporal server at {shown}: {connect_failure_reason(error)}") from None
-        searchable = True if embedded else await ensure_search_attributes(client)
-        yield Connection(client, address, settings.temporal_ui_url(), embedded, searchable)
-    finally:
-        if embedded is not None and not keep_server:
-            await embedded.stop()
+        # The embedded server this command started is plain; any other is as configured.
+        client = await connect(address if embedded is not None and embedded.started_here else None)
+    except (RuntimeError, RPCError) as error:
+        raise StarterError(f"no Temporal server at {shown}: {connect_failure_reason(error)}") from None
+    # The embedded server is started with the lab's search attributes; one started elsewhere
+    # at its address (a `starter server`) has them too, or is given them here.
+    searchable = True if embedded is not None and embedded.started_here else await ensure_search_attributes(client)
+    return Connection(client, address, settings.temporal_ui_url(), embedded, searchable)
 
 
 async def ensure_search_attributes(client: Client) -> bool:

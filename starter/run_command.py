@@ -13,16 +13,31 @@ from contracts import PostconditionOutcome, PostconditionResult, ProviderConfig,
 from contracts.errors import BadInput, LabError, StarterError
 from lab.models.llama_server import stopped_server
 from lab.models.providers import ProviderChoice, provider_for
-from lab.processes.temporal_server import DevServer
 from lab.runs.catalog import Task
 from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable
+from starter.embedded_server import EmbeddedServer
 from starter.ops_service import ops_service_for
 from starter.render import Printer
 
 EXIT_OK, EXIT_RUN_FAILED = 0, 1
-_SERVER_STOPPED = "(the embedded dev server has stopped; `uv run python -m starter server` serves this history again)"
+_SERVES_AGAIN = "`uv run python -m starter server` serves this history again"
+
+
+def embedded_server_after(embedded: EmbeddedServer) -> str:
+    """What became of the embedded dev server when the command let go of it."""
+    record = embedded.record
+    if record is None:
+        return ""  # a server something else started: not this command's to tell
+    if embedded.stopped:
+        return f"(the embedded dev server has stopped; {_SERVES_AGAIN})"
+    if record.kept:
+        return f"(the embedded dev server keeps running, pid {record.pid}; stop it with `kill {record.pid}`)"
+    return (
+        f"(the embedded dev server, pid {record.pid}, keeps running for the other runs that use it; "
+        "the last of them to end stops it)"
+    )
 
 
 async def run_task(
@@ -35,7 +50,7 @@ async def run_task(
 ) -> int:
     printer = Printer()
     link: str | None = None
-    embedded: DevServer | None = None
+    embedded: EmbeddedServer | None = None
     # The model's server (local: llama.cpp, started here) and, for a task that acts on the
     # operations service, a service, unless one is configured: both for the run's duration.
     choice = choice or ProviderChoice()
@@ -65,9 +80,8 @@ async def run_task(
         printer.line(f"  {gone}")
     if link:
         printer.line(f"  Web UI: {link}")
-        if embedded is not None:
-            kept = f"(the embedded dev server keeps running, pid {embedded.pid})"
-            printer.line(f"  {kept if keep_server else _SERVER_STOPPED}")
+        if embedded is not None and (said := embedded_server_after(embedded)):
+            printer.line(f"  {said}")
     return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
 
 

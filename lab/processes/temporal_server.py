@@ -186,6 +186,14 @@ class DevServer:
         except OSError:
             return ""
 
+    def disown(self) -> None:
+        """Leave a server started with `outlive_parent` running past this object (another process
+        stops it later). Its Popen is marked done, or it would warn, when collected, of a child
+        still running: that child is meant to run on."""
+        process, self._process = self._process, None
+        if process is not None and process.returncode is None:
+            process.returncode = 0
+
     async def stop(self, timeout_s: float = 10.0) -> None:
         process, self._process = self._process, None
         if process is None or process.poll() is not None:
