@@ -27,12 +27,13 @@ from starter.commands import (
     sandbox,
     server,
     tasks,
+    watch,
 )
 
 # In the order `--help` lists them. Each registers its own subparser and a handler that imports
 # what it runs when it runs: Temporal's client, the activities and matplotlib take seconds to
 # load, and `tasks`, `policy check` or a mistyped flag need none of it.
-COMMANDS = (run, fork, diff, tasks, policy, sandbox, approvals, ledger, check, experiment, server, ops_service)
+COMMANDS = (run, watch, fork, diff, tasks, policy, sandbox, approvals, ledger, check, experiment, server, ops_service)
 
 EXIT_BAD_INPUT = 2
 

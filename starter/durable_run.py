@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from urllib.parse import quote
 
 from temporalio.client import Client, WorkflowHandle
@@ -44,7 +45,14 @@ async def run_durable(
         printer.started("durable", handle.id, request.task_id, link)
         if not with_worker:
             printer.line(f"  waiting for a worker on task queue {TASK_QUEUE!r} (python worker.py)")
-        result = await _follow(handle, printer)
+        try:
+            result = await follow(handle, printer)
+        except asyncio.CancelledError:  # Ctrl-C: asyncio.run cancels the command's task
+            printer.line(
+                f"interrupted: the run goes on once a worker serves it; follow it again (a worker of its own "
+                f"included) with `uv run python -m starter watch {handle.id}`"
+            )
+            raise
     return result, link
 
 
@@ -64,9 +72,11 @@ async def _start(client: Client, request: RunRequest) -> WorkflowHandle[AgentRun
     )
 
 
-async def _follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: Printer) -> RunResult:
-    """Poll the progress query and print new steps until the result arrives."""
+async def follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: Printer) -> RunResult:
+    """Poll the progress query and print new steps until the result arrives; say when no
+    worker has answered for a while, and when one does again."""
     outcome = asyncio.create_task(run_result(handle))
+    unanswered = _Unanswered(printer)
     shown = 0
     last_state: RunState | None = None
     sandbox_said = False
@@ -78,6 +88,7 @@ async def _follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: 
                 progress = await handle.query(AgentRunWorkflow.progress, shown)
             except RPCError:
                 progress = None  # no worker has picked the run up yet; the result still comes
+            unanswered.saw(progress is not None, handle.id)
             if progress is not None:
                 if progress.sandbox is not None and not sandbox_said:
                     printer.sandbox(progress.sandbox)
@@ -105,3 +116,31 @@ async def _follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: 
 
 # Phases worth a line of their own; steps are printed as they are recorded.
 _PHASES = frozenset({RunState.PREPARING, RunState.COMPILING_GOAL, RunState.PLANNING, RunState.ACCEPTING})
+
+
+class _Unanswered:
+    """How long the run's queries have gone unanswered: no worker polls its task queue (none
+    started, or it died). Said past FIRST_S, then every AGAIN_S, and when a worker answers."""
+
+    FIRST_S, AGAIN_S = 10.0, 60.0
+
+    def __init__(self, printer: Printer) -> None:
+        self._printer = printer
+        self._since: float | None = None
+        self._next = self.FIRST_S
+
+    def saw(self, answered: bool, run_id: str) -> None:
+        now = time.monotonic()
+        if answered:
+            if self._next > self.FIRST_S:
+                self._printer.line("  a worker answers for the run again")
+            self._since, self._next = None, self.FIRST_S
+            return
+        self._since = self._since if self._since is not None else now
+        if now - self._since >= self._next:
+            self._printer.line(
+                f"  no worker has answered for the run for {now - self._since:.0f} s: start one "
+                f"(`uv run python worker.py`) or follow it with a worker of its own "
+                f"(`uv run python -m starter watch {run_id}`)"
+            )
+            self._next += self.AGAIN_S
