@@ -70,3 +70,32 @@ async def test_watching_a_run_the_server_does_not_have_is_one_line(dev_env: Work
     env = cli_env(TEMPORAL_ADDRESS=dev_env.client.service_client.config.target_host)
     result = starter("watch", "no-such-run", env=env)
     assert_one_line_error(result, "no run 'no-such-run' on this server")
+
+
+async def test_ctrl_c_of_run_says_the_run_goes_on_and_how_to_watch_it(dev_env: WorkflowEnvironment) -> None:
+    env = cli_env(TEMPORAL_ADDRESS=dev_env.client.service_client.config.target_host)
+    running = subprocess.Popen(
+        [sys.executable, "-m", "starter", "run", "--task", "bugfix-median", "--no-worker"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        said = "".join(_lines_until(running, "waiting for a worker"))
+        run_id = re.search(r"> durable run (\S+) on task", said)
+        assert run_id, said
+        running.send_signal(signal.SIGINT)
+        rest, _ = running.communicate(timeout=60)
+    finally:
+        if running.poll() is None:
+            running.kill()
+            running.wait(timeout=30)
+    assert running.returncode == 130, rest
+    assert "the run goes on once a worker serves it" in rest and f"starter watch {run_id.group(1)}" in rest, rest
+    assert "Traceback" not in rest
+    # It does: the server still has it, running.
+    described = await dev_env.client.get_workflow_handle(run_id.group(1)).describe()
+    assert described.status is not None and described.status.name == "RUNNING"
+    await dev_env.client.get_workflow_handle(run_id.group(1)).terminate("the test is done with it")
