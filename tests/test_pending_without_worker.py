@@ -13,19 +13,21 @@ import uuid
 import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHistory
-from temporalio.worker import Replayer
+from temporalio.worker import Replayer, UnsandboxedWorkflowRunner
 
-from contracts import RunResult, RunState
+from contracts import Approve, RunResult, RunState, proposal_digest
 from contracts.approval import APPROVAL_MEMO, ApprovalMemo
 from experiments.harness import LabCluster
 from host.workflow_runner import runner_for
 from lab.runs.catalog import load_task
 from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT
-from starter.waiting_runs import list_pending
+from starter.waiting_runs import asked_for, list_pending
 from tests.test_approval_cli import starter, waiting_run
+from tests.test_approvals import BIG_REFUND, refunds_need_approval, start, waiting, worker
 from tests.test_cli import assert_one_line_error
-from workflows import AgentRunWorkflow
+from tests.workflow_fakes import FakeWorld, sequence
+from workflows import AgentRunWorkflow, approval_memo
 from workflows.outcome import run_result
 
 pytestmark = pytest.mark.timeout(240)
@@ -120,3 +122,43 @@ def test_a_digest_that_is_not_one_is_refused_by_the_command_line() -> None:
         timeout=60,
     )
     assert_one_line_error(said, "--sha256", "not a sha256 digest", "'deadbeef'")
+
+
+async def test_the_memo_names_the_proposal_while_the_run_waits_and_nothing_once_decided(
+    client: Client, task_queue: str, worker_options: dict[str, object]
+) -> None:
+    world = FakeWorld(sequence(BIG_REFUND), verdict=refunds_need_approval)
+    async with worker(client, task_queue, world, **worker_options):
+        handle = await start(client, task_queue)
+        pending = (await waiting(handle)).pending_approval
+        assert pending is not None
+        kept = await memo(client, handle.id)
+        assert kept is not None and kept.pending is not None
+        assert kept.pending.arguments_sha256 == proposal_digest(BIG_REFUND)
+        assert kept.pending.proposal == BIG_REFUND.describe() and kept.pending.step == pending.step
+        await handle.execute_update(
+            AgentRunWorkflow.approve, Approve(approver="ada", arguments_sha256=pending.arguments_sha256)
+        )
+        assert (await run_result(handle)).outcome == RunState.COMPLETED
+    assert await memo(client, handle.id) == ApprovalMemo()
+
+
+async def test_a_run_that_keeps_no_memo_is_asked_with_its_query(
+    client: Client, task_queue: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run started before the patch: no memo, so `pending` asks it (a worker answers here)."""
+    monkeypatch.setattr(approval_memo, "keeps_approval_memo", lambda: False)
+    world = FakeWorld(sequence(BIG_REFUND), verdict=refunds_need_approval)
+    # Unsandboxed: the sandbox would import workflows.approval_memo afresh, without the change.
+    async with worker(client, task_queue, world, workflow_runner=UnsandboxedWorkflowRunner()):
+        handle = await start(client, task_queue)
+        await waiting(handle)
+        assert await memo(client, handle.id) is None
+        asked = await asked_for(client, handle.id)
+        assert asked is not None and asked.approval is not None
+        assert asked.approval.arguments_sha256 == proposal_digest(BIG_REFUND) and not asked.unreadable
+        await handle.execute_update(
+            AgentRunWorkflow.approve, Approve(approver="ada", arguments_sha256=asked.approval.arguments_sha256)
+        )
+        assert (await run_result(handle)).outcome == RunState.COMPLETED
+    assert await memo(client, handle.id) is None

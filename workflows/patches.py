@@ -42,8 +42,9 @@ def deprecate_retired() -> None:
 # it from visibility while no worker is alive. Each memo change is a command (a "workflow
 # properties modified" event), which a run recorded before it never issued: replayed with the
 # memo, tests/histories/approval.json and every other recorded run would fail as non-
-# deterministic. Asked in the first workflow task, after the deprecated ones: a run that started
-# before it (no marker) keeps no memo to its end, on whichever worker it resumes.
+# deterministic. Asked in the first workflow task, after the deprecated ones (a patch asked later
+# once moved on replay when a query split a workflow task: docs/performance.md): a run that
+# started before it (no marker) keeps no memo to its end, on whichever worker it resumes.
 APPROVAL_MEMO = "approval-memo"
 
 
