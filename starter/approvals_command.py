@@ -87,14 +87,14 @@ async def _pending_of(client: Client, workflow_id: str) -> PendingApprovalSummar
     if described.status != WorkflowExecutionStatus.RUNNING:
         status = described.status.name if described.status else "closed"
         raise StarterError(f"run {workflow_id!r} has finished ({status}): there is nothing left to approve or deny")
-    memo = await memo_in(described)
-    if memo is not None and memo.pending is None:
-        raise StarterError(f"run {workflow_id!r} is not waiting for an approval")
-    # The decision is applied by the run's worker: ask it, which also says one is alive.
+    # The decision is applied by the run's worker: ask it, which also says one is alive. (Its
+    # answer, not the memo, is what is decided on: the memo is the server's copy, a task behind.)
     try:
         progress = await handle.query(AgentRunWorkflow.progress, 1_000_000, rpc_timeout=_DECISION_QUERY_TIMEOUT)
     except QUERY_FAILED as error:
-        what = f" waits for approval of step {memo.pending.step} ({memo.pending.proposal}), but" if memo else ""
+        memo = await memo_in(described)
+        waits = memo.pending if memo is not None else None
+        what = f" and waits for approval of step {waits.step} ({waits.proposal}), but" if waits else " but"
         message = _one_line(str(getattr(error, "message", None) or error))
         raise StarterError(
             f"run {workflow_id!r} is running{what} no worker answers for it ({message}): a decision needs one; "
