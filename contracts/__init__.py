@@ -15,7 +15,15 @@ from contracts.actions import (
     ToolSpec,
     Verdict,
 )
-from contracts.approval import ApprovalDecision, Approve, Deny, PendingApproval, proposal_digest
+from contracts.approval import (
+    ApprovalDecision,
+    ApprovalMemo,
+    Approve,
+    Deny,
+    PendingApproval,
+    PendingApprovalSummary,
+    proposal_digest,
+)
 from contracts.budget import DiskUse, RunBudget
 from contracts.checkpoints import Checkpoint, LeftOut
 from contracts.effects import EarlierEffect
@@ -86,6 +94,7 @@ __all__ = [
     "AppendLedgerInput",
     "AppendLedgerResult",
     "ApprovalDecision",
+    "ApprovalMemo",
     "Approve",
     "ArtifactRef",
     "CheckPostconditionsInput",
@@ -117,6 +126,7 @@ __all__ = [
     "ModelCallTiming",
     "NoiseConfig",
     "PendingApproval",
+    "PendingApprovalSummary",
     "Plan",
     "PlanProgress",
     "PlanRevision",

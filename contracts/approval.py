@@ -34,6 +34,43 @@ class PendingApproval(BaseModel):
     requested_at: datetime
 
 
+class PendingApprovalSummary(BaseModel):
+    """A pending approval as a person reads it: the proposal as one line (`describe()`), not
+    its arguments, which may be a whole file. Small enough for the run's memo."""
+
+    step: int
+    subtask_id: str
+    proposal: str
+    arguments_sha256: str
+    reason_code: ReasonCode
+    message: str
+    requested_at: datetime
+
+    @classmethod
+    def of(cls, pending: PendingApproval) -> PendingApprovalSummary:
+        return cls(
+            step=pending.step,
+            subtask_id=pending.subtask_id,
+            proposal=pending.proposal.describe(),
+            arguments_sha256=pending.arguments_sha256,
+            reason_code=pending.reason_code,
+            message=pending.message,
+            requested_at=pending.requested_at,
+        )
+
+
+# The memo key under which a run says what it waits for.
+APPROVAL_MEMO = "approval"
+
+
+class ApprovalMemo(BaseModel):
+    """What a run keeps in its memo about approvals. The server returns a run's memo when it
+    lists runs, with no worker involved, so `pending` reads it even while no worker is alive.
+    Present from a run's first workflow task; `pending` is None while it waits for nothing."""
+
+    pending: PendingApprovalSummary | None = None
+
+
 class Approve(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

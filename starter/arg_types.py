@@ -25,6 +25,13 @@ def identifier(text: str) -> str:
     return text
 
 
+def sha256_digest(text: str) -> str:
+    """A proposal's arguments digest as `pending` prints it: 64 hex digits."""
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        raise argparse.ArgumentTypeError(f"not a sha256 digest (64 hex digits, as `pending` shows it): {text!r}")
+    return text.lower()
+
+
 def _positive(convert: Callable[[str], float], kind: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:

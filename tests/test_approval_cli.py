@@ -63,7 +63,9 @@ async def test_pending_approve_and_the_refusals(cluster: LabCluster) -> None:
     digest = listed.stdout.split("arguments sha256: ")[1].split()[0]
 
     wrong = await asyncio.to_thread(starter, cluster, "approve", run_id, "--sha256", "0" * 64)
-    assert_one_line_error(wrong, "refused", "approve what `pending` shows")
+    # Refused here, before anything is said to be approved, showing both digests.
+    assert_one_line_error(wrong, "refused", "approve what `pending` shows", "0" * 64, digest)
+    assert "approving step" not in wrong.stdout
     lapsed = await asyncio.to_thread(starter, cluster, "approve", run_id, "--expires-in", "0s")
     assert_one_line_error(lapsed, "refused", "expired")
     bad_duration = await asyncio.to_thread(starter, cluster, "approve", run_id, "--expires-in", "soon")

@@ -1,5 +1,6 @@
-"""Every patch is retired (workflows.patches, docs/decisions/0006): a run asks the three a run
-of the build before the cut marked, deprecated, in its first workflow task, and nothing else.
+"""Every patch but one is retired (workflows.patches, docs/decisions/0006): a run asks the three a
+run of the build before the cut marked, deprecated, in its first workflow task, then the live
+`approval-memo`, and nothing else.
 What the SDK does with those markers is checked here, on the histories it left."""
 
 from __future__ import annotations
@@ -43,7 +44,11 @@ async def test_a_new_run_marks_the_retired_patches_deprecated_in_its_first_workf
     ]
     # Recorded with the first task's commands, before its first activity; no patch after it.
     first_activity = next(e.event_id for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-    assert [(patch["id"], patch["deprecated"]) for _, patch in marked] == [(p, True) for p in patches.DEPRECATED]
+    # Then the one live patch: the run keeps what it waits for in its memo.
+    assert [(patch["id"], patch["deprecated"]) for _, patch in marked] == [
+        *[(p, True) for p in patches.DEPRECATED],
+        (patches.APPROVAL_MEMO, False),
+    ]
     assert all(first_task_done < event_id < first_activity for event_id, _ in marked)
     scheduled = {
         e.activity_task_scheduled_event_attributes.activity_type.name

@@ -10,7 +10,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import ActionProposal, RunState, Subtask, Verdict
     from contracts.approval import ApprovalDecision, PendingApproval, proposal_digest
     from contracts.errors import IllegalTransition
-    from workflows import calls
+    from workflows import approval_memo, calls
     from workflows.run import Run
     from workflows.state_machine import as_run_failure
 
@@ -28,6 +28,7 @@ async def await_approval(run: Run, subtask: Subtask, proposal: ActionProposal, v
         message=verdict.message,
         requested_at=requested_at,
     )
+    approval_memo.waiting_for(snapshot.pending_approval)
     await calls.append_to_ledger(
         run, [run.entries.entry("approval_requested", requested_at, snapshot.step, pending=snapshot.pending_approval)]
     )
@@ -39,6 +40,7 @@ async def await_approval(run: Run, subtask: Subtask, proposal: ActionProposal, v
     snapshot.waited_s += waited
     snapshot.subtask.waited_s += waited
     snapshot.pending_approval = None
+    approval_memo.waiting_for(None)
     snapshot.approvals.append(decision)
     await calls.append_to_ledger(
         run, [run.entries.entry("approval_decided", decision.decided_at, snapshot.step, decision=decision)]

@@ -1,4 +1,5 @@
-"""The workflow's patches, all retired (docs/decisions/0006-old-branches-retired.md).
+"""The workflow's patches: one live (`approval-memo`, below), the others retired
+(docs/decisions/0006-old-branches-retired.md).
 
 Every behaviour once behind `workflow.patched` is now simply what the workflow does: a read
 verified and run in one local activity, a write executed and checked in one activity, a step's
@@ -35,3 +36,19 @@ def deprecate_retired() -> None:
     """In the run's first workflow task, before its first command, as the patches were asked."""
     for patch_id in DEPRECATED:
         workflow.deprecate_patch(patch_id)
+
+
+# Live. A run keeps what it waits for in its memo (workflows.approval_memo), so `pending` lists
+# it from visibility while no worker is alive. Each memo change is a command (a "workflow
+# properties modified" event), which a run recorded before it never issued: replayed with the
+# memo, tests/histories/approval.json and every other recorded run would fail as non-
+# deterministic. Asked in the first workflow task, after the deprecated ones (a patch asked later
+# once moved on replay when a query split a workflow task: docs/performance.md): a run that
+# started before it (no marker) keeps no memo to its end, on whichever worker it resumes.
+APPROVAL_MEMO = "approval-memo"
+
+
+def keeps_approval_memo() -> bool:
+    """Whether this run keeps its pending approval in its memo; the same answer for the whole
+    run (the SDK memoizes it), so setting and clearing the memo always agree."""
+    return workflow.patched(APPROVAL_MEMO)

@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import DiskUse, RunRequest, RunSnapshot, RunState
     from contracts.approval import ApprovalDecision
     from contracts.errors import IllegalTransition
+    from workflows import approval_memo
     from workflows.ledger_entries import EntryMaker
     from workflows.patches import deprecate_retired
     from workflows.state_machine import StateMachine, as_run_failure
@@ -39,6 +40,7 @@ class Run:
         entries = EntryMaker(workflow.info().workflow_id)
         # In the workflow's first task (it is built by @workflow.init): see workflows.patches.
         deprecate_retired()
+        approval_memo.announce()
         return cls(request, snapshot, StateMachine(snapshot.state), entries)
 
     @property

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from starter.arg_types import sha256_digest
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pending = commands.add_parser("pending", help="runs waiting for a person's approval")
@@ -13,7 +15,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     approve = commands.add_parser("approve", help="approve the proposal a run waits on")
     approve.add_argument("workflow_id", help="the run's workflow id, as `run` and `pending` print it")
     approve.add_argument("--approver", help="who approves (default: AGENT_LAB_APPROVER or the login name)")
-    approve.add_argument("--sha256", help="the proposal's arguments digest, as `pending` shows it (checked)")
+    approve.add_argument(
+        "--sha256", type=sha256_digest, help="the proposal's arguments digest, as `pending` shows it (checked)"
+    )
     approve.add_argument("--expires-in", help="the approval lapses after this long, e.g. 30m, 2h, 3d")
     approve.set_defaults(handler=_approvals)
     deny = commands.add_parser("deny", help="deny the proposal a run waits on; the reason goes to the model")
