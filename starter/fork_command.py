@@ -8,6 +8,7 @@ from pathlib import Path
 
 from agent.dependencies_from_environment import from_environment
 from contracts import ProviderConfig
+from contracts.counts import steps_through
 from host.build import build_worker
 from lab.models.providers import ProviderChoice, provider_for
 from lab.runs.catalog import load_task
@@ -41,23 +42,30 @@ async def fork_command(
                 provider = ProviderConfig(kind="scripted", script_path=in_project(script), seed=provider.seed)
             request = request.model_copy(update={"provider": provider})
             printer.line(
-                f"fork of {parent} after step {from_step}: steps 1..{from_step} are its own, carried over "
-                f"(no model call, no tool run); live from step {from_step + 1} with {_described(provider)}"
+                f"fork of {parent} after step {from_step}: {_carried(from_step)}; "
+                f"live from step {from_step + 1} with {_described(provider)}"
             )
             printer.carried_through = from_step
             result, link = await run_durable(connection, request, printer, deps)
             judged, where = await judge(deps, result, task, request)
     printer.finished(result, judged)
     carried = request.resume.usage.model_calls if request.resume is not None else 0
+    with_steps = f" with {steps_through(from_step)}" if from_step else ""
     printer.line(
-        f"  model calls: {result.usage.model_calls - carried} made by the fork, {carried} carried over "
-        f"with steps 1..{from_step}"
+        f"  model calls: {result.usage.model_calls - carried} made by the fork, {carried} carried over{with_steps}"
     )
     if where:
         printer.line(f"  {where}")
     printer.line(f"  Web UI: {link}")
     printer.line(f"  compare: uv run python -m starter diff {parent} {result.run_id}")
     return EXIT_OK if result.succeeded and judged.passed else EXIT_RUN_FAILED
+
+
+def _carried(from_step: int) -> str:
+    if from_step == 0:
+        return "no steps carried over (the fork runs every step itself)"
+    are = "is" if from_step == 1 else "are"
+    return f"{steps_through(from_step)} {are} its own, carried over (no model call, no tool run)"
 
 
 def _described(provider: ProviderConfig) -> str:

@@ -20,6 +20,7 @@ from contracts import ActionProposal
 from contracts.counts import counted
 from contracts.errors import StarterError
 from contracts.ledger import LedgerEvent
+from lab.runs.baseline_runs import baseline_has_no_history
 
 EXIT_OK, EXIT_BROKEN = 0, 1
 
@@ -72,13 +73,15 @@ def _ledger_file(run: str, ledgers: LedgerStore) -> Path:
     """RUN's ledger: the file it names, or the run's in `ledgers` (this process's data directory)."""
     if run.endswith(".jsonl") or "/" in run:
         path = Path(run)
-    else:
-        try:
-            path = ledgers.path(run)
-        except ValueError as error:
-            raise StarterError(str(error)) from None
+        if not path.is_file():
+            raise StarterError(f"no ledger at {path}")
+        return path
+    try:
+        path = ledgers.path(run)
+    except ValueError as error:
+        raise StarterError(str(error)) from None
     if not path.is_file():
-        raise StarterError(f"no ledger at {path}")
+        raise StarterError(baseline_has_no_history(run, ledgers) or f"no ledger at {path}")
     return path
 
 
