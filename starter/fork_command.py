@@ -9,8 +9,10 @@ from pathlib import Path
 from agent.dependencies_from_environment import from_environment
 from contracts import ProviderConfig
 from contracts.counts import steps_through
+from contracts.errors import StarterError
 from host.build import build_worker
 from lab.models.providers import ProviderChoice, provider_for
+from lab.runs.baseline_runs import baseline_has_no_history
 from lab.runs.catalog import load_task
 from lab.runs.fork import fork_request
 from settings import in_project
@@ -27,6 +29,8 @@ async def fork_command(
     printer = Printer()
     # This process's data directory: the parent's ledger and checkpoints, and the fork's run.
     here = from_environment()
+    if said := baseline_has_no_history(parent, here.ledgers):
+        raise StarterError(said)  # before a server is started for it: there is nothing to fork
     async with temporal_connection(keep_server=keep_server) as connection:
         # A worker answers the parent's `progress` query (its final state, read by replay).
         async with build_worker(connection.client, dependencies=here):
