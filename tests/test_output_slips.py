@@ -19,13 +19,17 @@ import pytest
 from pydantic import JsonValue
 from pydantic_core import to_json
 
+from agent.budget import Spent, exhausted
 from agent.ledger import verify_ledger
-from contracts import PostconditionResult, RunResult, RunState, StepRecord, Usage
+from contracts import PostconditionResult, RunBudget, RunResult, RunState, StepRecord, Usage
 from contracts.counts import counted, steps_through
 from contracts.ledger import EventType, LedgerEntry
 from contracts.postconditions import PostconditionOutcome
+from lab.invariants import RULES, InvariantReport
+from lab.invariants.report import RuleOutcome
 from lab.runs.baseline_runs import baseline_has_no_history, is_baseline_run
 from lab.runs.run_diff import RunDiff, RunRecord, diff_runs, read_run
+from starter.check_render import render_run, render_tally
 from starter.diff_command import render
 from starter.ledger_command import summary
 from starter.render import Printer, plan_line
@@ -150,6 +154,14 @@ def test_counts_are_singular_or_plural(tmp_path: Path) -> None:
     one = lab_deps().ledgers.path(run_id).with_name(f"one-{run_id}.jsonl")
     one.write_bytes(lab_deps().ledgers.path(run_id).read_bytes().splitlines(keepends=True)[0])
     assert summary(verify_ledger(one)).startswith(f"ledger of {run_id}: 1 event, hash chain intact")
+    assert exhausted(RunBudget(max_steps=1), Spent(1, Usage(), 0.0), Spent(0, Usage(), 0.0), 12) == (
+        "the run's budget of 1 step is spent (1)"
+    )
+    one_run = InvariantReport(run_id="r", outcomes=[RuleOutcome(rule=RULES[0].id, title="t", status="pass")])
+    assert render_run(one_run, brief=True) == ["ok    r: 1 rule: 1 pass"]
+    tally = render_tally([one_run])
+    assert tally[-1] == "1 run checked: 1 clean, 0 with violations"
+    assert tally[0].endswith("  1 run passes, 0 fail, 0 skipped")
 
 
 # 6. Steps 1..K said as a person says them.

@@ -136,7 +136,7 @@ async def test_a_subtask_out_of_its_budget_ends_the_run_when_no_revision_is_left
     assert "subtask a ended BUDGET_EXHAUSTED" in result.reason and "no revision left" in result.reason
     child = await child_result(client, f"{request.run_id}.v1.a")
     assert child.outcome == RunState.BUDGET_EXHAUSTED and len(child.steps) == 1
-    assert child.reason.startswith("the subtask's budget of 1 steps is spent")
+    assert child.reason.startswith("the subtask's budget of 1 step is spent")
     # The other child's work was good: it is merged all the same.
     assert [event.payload["task"] for event in of_type(ledger(request.run_id), "subtask_finished")] == ["a", "b"]
     assert (Path(result.workspace) / "b.txt").read_text() == "beta\n"
@@ -155,7 +155,7 @@ async def test_a_subtask_out_of_its_budget_revises_the_plan_and_the_run_complete
     events = ledger(request.run_id)
     [revised] = of_type(events, "plan_revised")
     assert (revised.payload["from_version"], revised.payload["to_version"]) == (1, 2)
-    assert "subtask a ended BUDGET_EXHAUSTED: the subtask's budget of 1 steps is spent" in str(
+    assert "subtask a ended BUDGET_EXHAUSTED: the subtask's budget of 1 step is spent" in str(
         revised.payload["reason"]
     )
     assert revised.payload["done"] == ["b"]
