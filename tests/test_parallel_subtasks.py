@@ -155,9 +155,7 @@ async def test_a_subtask_out_of_its_budget_revises_the_plan_and_the_run_complete
     events = ledger(request.run_id)
     [revised] = of_type(events, "plan_revised")
     assert (revised.payload["from_version"], revised.payload["to_version"]) == (1, 2)
-    assert "subtask a ended BUDGET_EXHAUSTED: the subtask's budget of 1 step is spent" in str(
-        revised.payload["reason"]
-    )
+    assert "subtask a ended BUDGET_EXHAUSTED: the subtask's budget of 1 step is spent" in str(revised.payload["reason"])
     assert revised.payload["done"] == ["b"]
     # Revised after the first plan's children ended and before the second plan's started.
     finished = [(event.payload["task"], event.payload["outcome"]) for event in of_type(events, "subtask_finished")]
