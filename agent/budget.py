@@ -33,6 +33,8 @@ def exhausted(budget: RunBudget, run: Spent, subtask: Spent, subtask_step_limit:
     )
     for whose, what, spent, limit in limits:
         if limit is not None and spent >= limit:
+            # "a budget of 1 step", not "1 steps" (a cost in USD has no singular to take).
+            what = what.removesuffix("s") if limit == 1 and what != "cost in USD" else what
             return f"the {whose} budget of {limit:g} {what} is spent ({spent:g})"
     return disk_exhausted(budget, run.disk) if run.disk is not None else None
 

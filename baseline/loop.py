@@ -42,6 +42,7 @@ from contracts import (
     ToolResult,
     Usage,
 )
+from contracts.counts import counted
 from contracts.errors import LabError, ProviderError, ProviderUnavailable
 
 StepCallback = Callable[[StepRecord], None]
@@ -82,11 +83,11 @@ class BaselineLoop:
         # may write (the baseline makes no checkpoints: its repository holds the fixture).
         disk = await asyncio.to_thread(disk_use.measure, self._deps.checkpoints, Path(workspace))
 
-        outcome, reason = RunState.BUDGET_EXHAUSTED, f"no finish within {request.budget.max_steps} steps"
+        outcome, reason = RunState.BUDGET_EXHAUSTED, f"no finish within {counted(request.budget.max_steps, 'step')}"
         for step in range(1, request.budget.max_steps + 1):
             # The only budget it checks besides its steps: the host's safety, not orchestration.
             if spent := disk_exhausted(request.budget, disk):
-                outcome, reason = RunState.BUDGET_EXHAUSTED, f"{spent} after {step - 1} steps"
+                outcome, reason = RunState.BUDGET_EXHAUSTED, f"{spent} after {counted(step - 1, 'step')}"
                 break
             asked = ProposeActionInput(
                 provider=request.provider,

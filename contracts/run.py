@@ -229,6 +229,10 @@ class RunResult(BaseModel):
     reason: str = ""
     workspace: str = ""
     plan: list[str] = Field(default_factory=list)
+    # What each of `plan`'s subtasks waits for (its `depends_on`), so a plan that is not a chain
+    # is shown as one. Left out of the JSON when empty: results recorded before it (and runs
+    # with no plan) are written again byte for byte.
+    plan_depends_on: dict[str, list[str]] = Field(default_factory=dict, exclude_if=lambda value: not value)
     steps: list[StepRecord] = Field(default_factory=list)
     acceptance: PostconditionResult | None = None
     usage: Usage = Field(default_factory=Usage)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from contracts.counts import counted
 from contracts.errors import ConfigError, ReportError
 from contracts.problems import first_problem
 from experiments.config import CounterfactualConfig, ExperimentConfig
@@ -59,7 +60,10 @@ async def run_counterfactuals(config: CounterfactualConfig, *, concurrency: int 
     parallel = concurrency or config.concurrency
     restore_record(recorded, scratch / "cluster")
     started = datetime.now(UTC)
-    print(f"counterfactuals {experiment_id}: {len(durable)} trials of {document.experiment_id} to fork", flush=True)
+    print(
+        f"counterfactuals {experiment_id}: {counted(len(durable), 'trial')} of {document.experiment_id} to fork",
+        flush=True,
+    )
     try:
         with TrialProgress(len(durable), parallel) as progress:
             forked = await _fork_all(experiment, durable, parallel, scratch, progress)

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from contracts.counts import counted
 from contracts.errors import InfrastructureError
 from experiments.config import ExperimentConfig, FaultKind, with_experiment_settings
 from experiments.config_loader import ConfigError
@@ -84,7 +85,9 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
         )
     parallel = concurrency or config.concurrency
     started = datetime.now(UTC)
-    print(f"experiment {experiment_id}: {len(specs)} trials, {parallel} at a time -> {directory}", flush=True)
+    print(
+        f"experiment {experiment_id}: {counted(len(specs), 'trial')}, {parallel} at a time -> {directory}", flush=True
+    )
     scratch.mkdir(parents=True)
     trials: list[TrialRecord] = []
     broken: InfrastructureError | None = None
@@ -97,7 +100,7 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
             progress.status("writing the report")
             order = {spec.trial_id: position for position, spec in enumerate(specs)}
             trials.sort(key=lambda record: order[record.trial_id])
-            stopped = f"{broken}; {len(trials)} of {len(specs)} trials ran" if broken else ""
+            stopped = f"{broken}; {len(trials)} of {counted(len(specs), 'trial')} ran" if broken else ""
             write_report(directory, config, experiment_id, trials, started, datetime.now(UTC), stopped_early=stopped)
             # The cluster has stopped: its histories and worlds are kept for counterfactuals
             # asked for later (experiments/record.py).
@@ -112,7 +115,8 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
         shutil.rmtree(scratch, ignore_errors=True)
     if broken is not None:
         raise InfrastructureError(
-            f"experiment stopped: {broken}. The report of the {len(trials)} trials recorded is in {directory}"
+            f"experiment stopped: {broken}. The report of the {counted(len(trials), 'trial')} recorded is "
+            f"in {directory}"
         )
     return directory
 

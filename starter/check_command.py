@@ -28,6 +28,7 @@ from contracts.errors import StarterError
 from host import temporal_config
 from lab.invariants import InvariantReport, check_run, fetch_generations, gather, history_story, read_history
 from lab.processes.temporal_server import default_database, is_listening, split_address
+from lab.runs.baseline_runs import baseline_has_no_history
 from starter.check_render import render_run, render_tally
 from starter.connection import temporal_connection
 
@@ -94,7 +95,8 @@ async def _check_with(deps: Dependencies, server: HistoryServer, run_id: str, le
         except RPCError as error:
             why_not = f"its history could not be read: {error.message}"
     if ledger is None and generations is None:
-        raise StarterError(f"no run {run_id!r}: no ledger at {deps.ledgers.path(run_id)}, and {why_not}")
+        said = baseline_has_no_history(run_id, deps.ledgers)
+        raise StarterError(said or f"no run {run_id!r}: no ledger at {deps.ledgers.path(run_id)}, and {why_not}")
     if generations is not None:
         return check_run(gather(run_id, ledger, generations, deps.artifacts, history_from=server.said))
     return check_run(gather(run_id, ledger, None, deps.artifacts, notes=[f"history not checked: {why_not}"]))

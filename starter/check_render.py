@@ -3,6 +3,7 @@ with the events it cites, and for `--all` a line per run and a tally per rule.""
 
 from __future__ import annotations
 
+from contracts.counts import counted
 from lab.invariants import RULES, InvariantReport
 
 _WIDTH = max(len(rule.id) for rule in RULES)
@@ -23,7 +24,7 @@ def render_run(report: InvariantReport, *, brief: bool = False) -> list[str]:
         lines.append(f"  {_SHOWN[outcome.status]}  {outcome.rule.ljust(_WIDTH)}  {said}")
         lines += [f"        - {found}" for found in outcome.violations]
     found = len(report.violations)
-    verdict = "clean" if report.clean else f"{found} violation{'s' if found != 1 else ''}"
+    verdict = "clean" if report.clean else counted(found, "violation")
     lines.append(f"{verdict}: {counts}")
     return lines
 
@@ -35,10 +36,10 @@ def render_tally(reports: list[InvariantReport]) -> list[str]:
         statuses = [outcome.status for report in reports for outcome in report.outcomes if outcome.rule == rule.id]
         passed, failed, skipped = (statuses.count(status) for status in ("pass", "fail", "skip"))
         overall = "fail" if failed else ("pass" if passed else "skip")
-        tally = f"{passed} runs pass, {failed} fail, {skipped} skipped"
+        tally = f"{counted(passed, 'run')} {'passes' if passed == 1 else 'pass'}, {failed} fail, {skipped} skipped"
         lines.append(f"  {_SHOWN[overall]}  {rule.id.ljust(_WIDTH)}  {tally}")
     dirty = sum(not report.clean for report in reports)
-    lines.append(f"{len(reports)} runs checked: {len(reports) - dirty} clean, {dirty} with violations")
+    lines.append(f"{counted(len(reports), 'run')} checked: {len(reports) - dirty} clean, {dirty} with violations")
     return lines
 
 
@@ -49,4 +50,4 @@ def _counts(report: InvariantReport) -> str:
         for status, label in (("pass", "pass"), ("fail", "fail"), ("skip", "skipped"))
         if statuses.count(status)
     ]
-    return f"{len(statuses)} rules: " + ", ".join(parts)
+    return f"{counted(len(statuses), 'rule')}: " + ", ".join(parts)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.dependencies_from_environment import from_environment
+from contracts.counts import counted, steps_through
 from lab.runs.run_diff import DiffStep, RunDiff, RunRecord, diff_runs, read_run
 
 _WIDTH = 58
@@ -20,11 +21,11 @@ def render(diff: RunDiff) -> list[str]:
     a, b = diff.a, diff.b
     lines = [f"A {a.run_id}{_origin(a)}", f"B {b.run_id}{_origin(b)}", f"task {a.task}", ""]
     if diff.first_difference is None:
-        lines.append(f"the same {len(a.steps)} steps in both")
+        lines.append(f"the same {counted(len(a.steps), 'step')} in both")
     else:
         first = diff.first_difference
         lines.append(
-            f"steps 1..{first - 1} the same; they part at step {first}" if first > 1 else "they part at step 1"
+            f"{steps_through(first - 1)} the same; they part at step {first}" if first > 1 else "they part at step 1"
         )
         lines.append(f"  {'step':>4}  {'A':<{_WIDTH}}  B")
         a_steps = {step.step: step for step in a.steps}
@@ -38,7 +39,7 @@ def render(diff: RunDiff) -> list[str]:
         lines.append(f"step {first} in full:")
         for name, steps in (("A", a_steps), ("B", b_steps)):
             step = steps.get(first)
-            said = f"{step.proposal or 'an unusable answer'} -> {step.outcome}" if step else "-"
+            said = f"{step.full} -> {step.outcome or 'unclosed'}" if step else "-"
             lines.append(f"  {name}: {said}")
     lines.append("")
     lines.append(f"end: A {_end(a)}")
@@ -68,4 +69,5 @@ def _cell(step: DiffStep | None) -> str:
 def _end(record: RunRecord) -> str:
     if not record.outcome:
         return "not finished (no run_finished in its ledger)"
-    return f"{record.outcome}" + (f": {record.reason}" if record.reason else "")
+    # A reason that only repeats the outcome is not said twice ("FAILED: FAILED").
+    return record.outcome + (f": {record.reason}" if record.reason and record.reason != record.outcome else "")

@@ -1,8 +1,8 @@
 """`python -m starter ledger verify RUN` and `python -m starter replay RUN`: a run's ledger, read
 by a person. RUN is a run id (its ledger under the data directory) or a path to a .jsonl file.
 
-`ledger verify` prints one line, OK or where the chain breaks, and exits 0 or 1. `replay`
-prints one aligned line per readable event, then the same verification line.
+`ledger verify` prints one line, the chain intact or where it breaks, and exits 0 or 1. `replay`
+prints one aligned line per readable event (a proposal with its arguments), then the same line.
 """
 
 from __future__ import annotations
@@ -10,13 +10,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import JsonValue
+from pydantic import JsonValue, ValidationError
 
 from agent.dependencies_from_environment import from_environment
 from agent.ledger import LedgerReport, read_events, verify_ledger
 from agent.ledger.store import LedgerStore
+from agent.tools.declared_order import in_declared_order
+from contracts import ActionProposal
+from contracts.counts import counted
 from contracts.errors import StarterError
 from contracts.ledger import LedgerEvent
+from lab.runs.baseline_runs import baseline_has_no_history
 
 EXIT_OK, EXIT_BROKEN = 0, 1
 
@@ -24,6 +28,8 @@ EXIT_OK, EXIT_BROKEN = 0, 1
 OUTCOME_KEYS = ("decision", "approved", "ok", "exit_code", "passed", "outcome", "quarantine")
 COLUMNS = ("SEQ", "TIME", "TYPE", "STEP", "TOOL", "OUTCOME", "WORKER")
 MAX_CELL = 48
+# A proposal's tool and arguments, each argument shortened as `run` shows it, the whole cut here.
+MAX_ACTION = 72
 
 
 def ledger_verify(run: str) -> int:
@@ -49,14 +55,15 @@ def replay(run: str) -> int:
 
 
 def summary(report: LedgerReport) -> str:
-    """The verification in one line: OK with the event count and types, or the first break."""
-    types = ", ".join(f"{name} {count}" for name, count in report.types.items())
-    counted = f"{report.events} event{'s' if report.events != 1 else ''}" + (f" ({types})" if types else "")
+    """What was verified, in one line: the chain intact over its events, or where it breaks."""
+    whose = f"ledger of {report.run_id}" if report.run_id else "ledger"
+    events = counted(report.events, "event")
     if report.first_error is None:
-        line = f"OK: {counted} verify in {report.path}"
+        line = f"{whose}: {events}, hash chain intact ({report.path})"
     else:
         error = report.first_error
-        line = f"BROKEN at line {error.line}: {error.reason}; {counted} verify before it, in {report.path}"
+        before = f"the {events} before it verify" if report.events else "no event before it verifies"
+        line = f"{whose}: hash chain BROKEN at line {error.line}: {error.reason}; {before} ({report.path})"
     if report.torn_tail_bytes:
         line += f"; torn tail of {report.torn_tail_bytes} bytes (an interrupted write; the next append quarantines it)"
     return line
@@ -66,13 +73,15 @@ def _ledger_file(run: str, ledgers: LedgerStore) -> Path:
     """RUN's ledger: the file it names, or the run's in `ledgers` (this process's data directory)."""
     if run.endswith(".jsonl") or "/" in run:
         path = Path(run)
-    else:
-        try:
-            path = ledgers.path(run)
-        except ValueError as error:
-            raise StarterError(str(error)) from None
+        if not path.is_file():
+            raise StarterError(f"no ledger at {path}")
+        return path
+    try:
+        path = ledgers.path(run)
+    except ValueError as error:
+        raise StarterError(str(error)) from None
     if not path.is_file():
-        raise StarterError(f"no ledger at {path}")
+        raise StarterError(baseline_has_no_history(run, ledgers) or f"no ledger at {path}")
     return path
 
 
@@ -91,10 +100,22 @@ def _row(event: LedgerEvent) -> tuple[str, ...]:
         event.time.isoformat(timespec="seconds"),
         event.type,
         "-" if event.step is None else str(event.step),
-        _text(_find(event.payload, "tool")) or "-",
+        _action(event) or _text(_find(event.payload, "tool")) or "-",
         outcome or "-",
         event.worker,
     )
+
+
+def _action(event: LedgerEvent) -> str:
+    """A proposal's tool and arguments, as `run` shows a step; "" for any other event."""
+    raw = event.payload.get("proposal")
+    if event.type != "proposal" or not isinstance(raw, dict):
+        return ""
+    try:
+        shown = in_declared_order(ActionProposal.model_validate(raw)).describe()
+    except ValidationError:
+        return ""  # a proposal this version cannot read: its tool, as found, is shown
+    return shown if len(shown) <= MAX_ACTION else shown[: MAX_ACTION - 3] + "..."
 
 
 def _find(payload: dict[str, JsonValue], key: str) -> JsonValue:

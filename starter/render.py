@@ -8,6 +8,7 @@ import sys
 from typing import TextIO
 
 from contracts import PendingApproval, PostconditionResult, RunResult, RunState, SandboxReport, StepRecord
+from contracts.counts import counted
 
 
 class Printer:
@@ -64,15 +65,19 @@ class Printer:
         committed = sum(step.outcome == "committed" for step in result.steps)
         rejected = len(result.steps) - committed
         mark = "ok" if result.succeeded and judged.passed else "FAILED"
+        # "FAILED: FAILED" says nothing twice: the outcome is shown when it adds to the mark.
+        head = mark if result.outcome == mark else f"{mark}: {result.outcome}"
         self.line(
-            f"{mark}: {result.outcome} in {result.wall_time_s:.1f} s, {len(result.steps)} steps "
-            f"({committed} committed, {rejected} rejected), {result.usage.model_calls} model calls, "
-            f"~{result.usage.total_tokens} tokens"
+            f"{head} in {result.wall_time_s:.1f} s, {counted(len(result.steps), 'step')} "
+            f"({committed} committed, {rejected} rejected), {counted(result.usage.model_calls, 'model call')}, "
+            f"~{counted(result.usage.total_tokens, 'token')}"
         )
-        if result.reason:
+        if result.reason and result.reason != result.outcome:
             self.line(f"  reason: {result.reason}")
+        elif result.outcome == RunState.FAILED:
+            self.line("  reason: none recorded; the last step above is where the run stopped")
         if result.plan:
-            self.line(f"  plan: {' -> '.join(result.plan)}")
+            self.line(f"  plan: {plan_line(result.plan, result.plan_depends_on)}")
         self.line(f"  end state judged: {judged.summary()}")
         for failure in judged.failures():
             self.line(f"    not met: {failure.description}")
@@ -85,3 +90,16 @@ class Printer:
 def _first_line(text: str, limit: int = 120) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def plan_line(plan: list[str], depends_on: dict[str, list[str]]) -> str:
+    """A chain as `a -> b -> c`; any other plan (subtasks that run at once, or wait for more than
+    one) as its subtasks in order, each with what it waits for: `a, b (after a), c (after a)`.
+    A result recorded before it carried the dependencies is shown as a chain, as it was then."""
+    chain = all(depends_on.get(subtask, []) == plan[index - 1 : index] for index, subtask in enumerate(plan))
+    if not depends_on or chain:
+        return " -> ".join(plan)
+    return ", ".join(
+        f"{subtask} (after {', '.join(depends_on[subtask])})" if depends_on.get(subtask) else subtask
+        for subtask in plan
+    )

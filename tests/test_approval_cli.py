@@ -149,7 +149,8 @@ async def test_a_denial_goes_back_to_the_model(cluster: LabCluster) -> None:
     trace = await asyncio.to_thread(starter, cluster, "replay", run_id)
     assert trace.returncode == 0
     assert "approval_requested" in trace.stdout and "approval_decided" in trace.stdout
-    assert trace.stdout.rstrip().splitlines()[-1].startswith("OK:")
+    assert trace.stdout.rstrip().splitlines()[-1].startswith(f"ledger of {run_id}: ")
+    assert "hash chain intact" in trace.stdout.rstrip().splitlines()[-1]
 
 
 async def test_a_ledger_edited_by_hand_is_reported_and_left_alone(cluster: LabCluster) -> None:
@@ -159,7 +160,8 @@ async def test_a_ledger_edited_by_hand_is_reported_and_left_alone(cluster: LabCl
     await run_result(cluster.client.get_workflow_handle(run_id, result_type=RunResult))
 
     good = await asyncio.to_thread(starter, cluster, "ledger", "verify", run_id)
-    assert good.returncode == 0 and good.stdout.startswith("OK:")
+    assert good.returncode == 0 and good.stdout.startswith(f"ledger of {run_id}: ")
+    assert "hash chain intact" in good.stdout
     path = lab_deps().ledgers.path(run_id)
     lines = path.read_text().splitlines(keepends=True)
     edited = json.loads(lines[1])

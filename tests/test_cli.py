@@ -216,6 +216,12 @@ def test_baseline_run_prints_steps_and_exits_zero() -> None:
     assert "Web UI: http" not in result.stdout
     assert "ok: COMPLETED" in result.stdout
     assert "end state judged: 3/3 postconditions hold" in result.stdout
+    # It has no Temporal history: the commands that read one say so, with what to run instead.
+    [run_id] = re.findall(r"^> baseline run (\S+) on task", result.stdout, re.MULTILINE)
+    for command in (["replay", run_id], ["fork", run_id, "--from-step", "1"]):
+        said = starter(*command)
+        assert_one_line_error(said, f"{run_id} is a baseline run", "no Temporal history", "durable runs only")
+        assert said.stderr.rstrip().endswith("uv run python -m starter run --task bugfix-median --runtime durable")
 
 
 @pytest.mark.skipif(not bubblewrap.available(), reason=f"bubblewrap: {bubblewrap.unavailable_reason()}")

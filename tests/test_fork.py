@@ -106,6 +106,11 @@ async def test_forking_what_cannot_be_forked_is_one_clear_error(
     async with build_worker(client, task_queue):
         with pytest.raises(StarterError, match=r"^no run 'no-such-run' on this Temporal server$"):
             await fork_request(client, deps, "no-such-run", 1, None)
+        # A baseline run is no workflow: said as such, not as a run that is missing.
+        with pytest.raises(
+            StarterError, match=r"^baseline-bugfix-median-0123abcd is a baseline run: .* no Temporal hist"
+        ):
+            await fork_request(client, deps, "baseline-bugfix-median-0123abcd", 1, None)
         with pytest.raises(StarterError, match=r"has steps 1\.\.3: there is no step 4 to fork after"):
             await fork_request(client, deps, parent.run_id, 4, None)
         gone = checkpoints.repository(lab_deps().checkpoints, Path(parent.workspace))

@@ -43,3 +43,10 @@ def test_a_run_forked_and_diffed_from_the_command_line(tmp_path: Path) -> None:
     diffed = starter("diff", parent, child, env=env)
     assert diffed.returncode == 0, diffed.stderr
     assert "the same 3 steps in both" in diffed.stdout
+
+    # From step 0 nothing is carried over, and the fork says so (not "steps 1..0").
+    whole = starter("fork", parent, "--from-step", "0", env=env)
+    assert whole.returncode == 0, whole.stderr
+    assert f"fork of {parent} after step 0: no steps carried over" in whole.stdout
+    assert "1..0" not in whole.stdout and "(carried over)" not in whole.stdout
+    assert re.search(r"^  model calls: \d+ made by the fork, 0 carried over$", whole.stdout, re.MULTILINE)

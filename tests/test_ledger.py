@@ -482,13 +482,15 @@ def test_the_activity_input_holds_entries_of_its_own_run_only(run_id: str) -> No
 # --- the CLI commands -----------------------------------------------------------------------------
 
 
-def test_ledger_verify_prints_ok_with_counts_and_exits_zero(run_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ledger_verify_says_what_it_verified_and_exits_zero(run_id: str, capsys: pytest.CaptureFixture[str]) -> None:
     lab_deps().ledgers.append(run_id, story(run_id), "w")
-    for run in (run_id, str(lab_deps().ledgers.path(run_id))):
+    path = lab_deps().ledgers.path(run_id)
+    for run in (run_id, str(path)):
         assert ledger_verify(run) == 0
         out = capsys.readouterr().out
-        assert out.count("\n") == 1
-        assert out.startswith("OK: 5 events (run_started 1, proposal 1, verdict 1, tool_result 1, postconditions 1)")
+        assert out == f"ledger of {run_id}: 5 events, hash chain intact ({path})\n"
+    counted = {"run_started": 1, "proposal": 1, "verdict": 1, "tool_result": 1, "postconditions": 1}
+    assert verify_ledger(path).types == counted
 
 
 def test_ledger_verify_names_the_breaking_line_and_exits_one(run_id: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -497,7 +499,10 @@ def test_ledger_verify_names_the_breaking_line_and_exits_one(run_id: str, capsys
     path.write_bytes(b"".join(line + b"\n" for line in _changed_payload(path.read_bytes().splitlines())))
     assert ledger_verify(run_id) == 1
     out = capsys.readouterr().out
-    assert out.startswith("BROKEN at line 3: hash does not match the event's content; 2 events")
+    assert out == (
+        f"ledger of {run_id}: hash chain BROKEN at line 3: hash does not match the event's content; "
+        f"the 2 events before it verify ({path})\n"
+    )
     assert out.count("\n") == 1
 
 
@@ -523,10 +528,11 @@ def test_replay_prints_an_aligned_trace_with_workers(run_id: str, capsys: pytest
     assert replay(run_id) == 0
     header, *rows, last = capsys.readouterr().out.splitlines()
     assert header.split() == ["SEQ", "TIME", "TYPE", "STEP", "TOOL", "OUTCOME", "WORKER"]
-    assert len(rows) == 5 and last.startswith("OK: 5 events")
+    assert len(rows) == 5 and last.startswith(f"ledger of {run_id}: 5 events, hash chain intact (")
     worker_column = header.index("WORKER")
     assert [row[worker_column:] for row in rows] == ["host-a:101"] * 3 + ["host-b:202"] * 2
-    assert "run_command" in rows[1] and "-" in rows[1].split()  # the proposal's tool, no outcome
+    # The proposal's tool with its arguments, as `run` shows a step; no outcome.
+    assert "run_command(command='pytest -q')" in rows[1] and "-" in rows[1].split()
     assert "decision=allow" in rows[2]
     assert "run_command" in rows[3] and "ok=true exit_code=0" in rows[3]
     assert "passed=false" in rows[4]
@@ -543,7 +549,7 @@ def test_replay_of_a_broken_ledger_shows_what_it_can_then_where_it_breaks(
     assert replay(run_id) == 1
     _header, *rows, last = capsys.readouterr().out.splitlines()
     assert [row.split()[0] for row in rows] == ["1", "2", "3", "4", "5"]
-    assert last.startswith("BROKEN at line 2: not JSON")
+    assert last.startswith(f"ledger of {run_id}: hash chain BROKEN at line 2: not JSON")
 
 
 def test_read_events_skips_what_does_not_parse(run_id: str) -> None:

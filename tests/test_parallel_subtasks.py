@@ -23,6 +23,7 @@ from contracts.errors import ScriptInvalid, StarterError
 from contracts.script import parse_script
 from host.build import build_worker
 from lab.runs.fork import fork_request
+from starter.render import plan_line
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
 from tests.test_cli import assert_one_line_error, starter
@@ -120,6 +121,9 @@ async def test_independent_tasks_run_at_once_and_merge_in_dependency_order(
     assert [event.payload["task"] for event in of_type(ledger(request.run_id), "subtask_finished")] == ["a", "b", "c"]
     # The run's steps and usage are its children's.
     assert len(result.steps) == 5 and result.usage.model_calls == 2 + 5
+    # The result says what each subtask waited for, and the end line shows it: not a chain.
+    assert result.plan_depends_on == {"a": [], "b": [], "c": ["a", "b"]}
+    assert plan_line(result.plan, result.plan_depends_on) == "a, b, c (after a, b)"
 
 
 async def test_a_subtask_out_of_its_budget_ends_the_run_when_no_revision_is_left(
@@ -132,7 +136,7 @@ async def test_a_subtask_out_of_its_budget_ends_the_run_when_no_revision_is_left
     assert "subtask a ended BUDGET_EXHAUSTED" in result.reason and "no revision left" in result.reason
     child = await child_result(client, f"{request.run_id}.v1.a")
     assert child.outcome == RunState.BUDGET_EXHAUSTED and len(child.steps) == 1
-    assert child.reason.startswith("the subtask's budget of 1 steps is spent")
+    assert child.reason.startswith("the subtask's budget of 1 step is spent")
     # The other child's work was good: it is merged all the same.
     assert [event.payload["task"] for event in of_type(ledger(request.run_id), "subtask_finished")] == ["a", "b"]
     assert (Path(result.workspace) / "b.txt").read_text() == "beta\n"
@@ -151,9 +155,7 @@ async def test_a_subtask_out_of_its_budget_revises_the_plan_and_the_run_complete
     events = ledger(request.run_id)
     [revised] = of_type(events, "plan_revised")
     assert (revised.payload["from_version"], revised.payload["to_version"]) == (1, 2)
-    assert "subtask a ended BUDGET_EXHAUSTED: the subtask's budget of 1 steps is spent" in str(
-        revised.payload["reason"]
-    )
+    assert "subtask a ended BUDGET_EXHAUSTED: the subtask's budget of 1 step is spent" in str(revised.payload["reason"])
     assert revised.payload["done"] == ["b"]
     # Revised after the first plan's children ended and before the second plan's started.
     finished = [(event.payload["task"], event.payload["outcome"]) for event in of_type(events, "subtask_finished")]

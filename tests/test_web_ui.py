@@ -121,7 +121,7 @@ async def test_a_failed_run_page_names_its_outcome_summary_and_goal(runs: Runs, 
     header = page.get_by_role("heading", name=_workflow_id(runs.failed))
     await expect(header).to_be_visible(timeout=SHOWN_MS)
     # The failure is the run's outcome and why, not a stack of a bug.
-    await expect(page.get_by_text("BUDGET_EXHAUSTED: the run's budget of 1 steps is spent").first).to_be_visible(
+    await expect(page.get_by_text("BUDGET_EXHAUSTED: the run's budget of 1 step is spent").first).to_be_visible(
         timeout=SHOWN_MS
     )
     await page.get_by_role("tab", name="User Metadata").click()

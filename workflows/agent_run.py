@@ -223,6 +223,7 @@ async def _finish(run: Run, acceptance: PostconditionResult | None, reason: str)
         reason=reason,
         workspace=snapshot.workspace,
         plan=[subtask.id for subtask in snapshot.plan.subtasks] if snapshot.plan else [],
+        plan_depends_on={subtask.id: subtask.depends_on for subtask in snapshot.plan.subtasks} if snapshot.plan else {},
         steps=snapshot.steps,
         acceptance=acceptance,
         usage=snapshot.usage,

@@ -27,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
         ToolResult,
         Usage,
     )
+    from contracts.counts import counted
     from contracts.tools import READ_ONLY_TOOLS
     from workflows import calls, tracing
     from workflows.approval_wait import await_approval
@@ -54,7 +55,7 @@ async def run_subtask_steps(run: Run, subtask: Subtask, index: int, *, resumed: 
         subtask_spent = Spent(len(snapshot.subtask.turns), snapshot.subtask.usage, subtask_wall)
         if reason := exhausted(request.budget, run_spent, subtask_spent, subtask_limit):
             run.move(S.BUDGET_EXHAUSTED)
-            return f"{reason} in subtask {subtask.id!r} after {snapshot.step} steps"
+            return f"{reason} in subtask {subtask.id!r} after {counted(snapshot.step, 'step')}"
         run.move(S.PROPOSING)
         snapshot.step += 1
         with tracing.step_span(run.run_id, subtask, snapshot.step):

@@ -40,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
         Usage,
     )
     from contracts import activity_names as named
+    from contracts.counts import counted
     from contracts.errors import MergeConflict
     from contracts.ledger import LedgerEntry
     from workflows import activity_options as options
@@ -62,7 +63,8 @@ async def run_in_parallel(run: Run) -> str | None:
         spent = Spent(snapshot.step, snapshot.usage, run.elapsed_s(snapshot.started_at), disk=run.disk())
         if reason := exhausted(budget, spent, Spent(0, Usage(), 0.0), budget.max_steps_per_subtask):
             run.move(S.BUDGET_EXHAUSTED)
-            return f"{reason} after {snapshot.step} steps, before subtasks {', '.join(t.id for t in remaining)}"
+            waiting = ", ".join(t.id for t in remaining)
+            return f"{reason} after {counted(snapshot.step, 'step')}, before subtasks {waiting}"
         ready = [subtask for subtask in remaining if set(subtask.depends_on) <= set(snapshot.plan_progress.merged)]
         if not ready:
             # Not in a plan that validated (a DAG, its done subtasks merged): said, never looped on.

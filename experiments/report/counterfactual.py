@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from contracts.counts import counted
 from experiments.config import CounterfactualSpec
 from experiments.metrics import ExperimentResults, SuccessRate, counts_as_success, fork_succeeded
 from experiments.report.cells import ci, fraction, rate
@@ -89,14 +90,17 @@ def _trial_rows(trials: Sequence[TrialRecord]) -> list[list[str]]:
     for trial in trials:
         fork = trial.counterfactual
         assert fork is not None
-        mine = f"{'ok' if counts_as_success(trial) else 'failed'} ({trial.outcome or '-'}, {trial.steps} steps)"
+        mine = (
+            f"{'ok' if counts_as_success(trial) else 'failed'} ({trial.outcome or '-'}, {counted(trial.steps, 'step')})"
+        )
         if not fork.forked:
             rows.append([trial.trial_id, mine, "-", "not forked", "-", fork.not_forked])
             continue
-        theirs = f"{'ok' if fork_succeeded(trial) else 'failed'} ({fork.outcome or '-'}, {fork.steps} steps)"
+        theirs = f"{'ok' if fork_succeeded(trial) else 'failed'} ({fork.outcome or '-'}, {counted(fork.steps, 'step')})"
         notes = [fork.infrastructure_error or ""]
         if fork.invariant_violations:
-            notes.append(f"{len(fork.invariant_violations)} invariant violations: {fork.invariant_violations[0]}")
+            found = counted(len(fork.invariant_violations), "invariant violation")
+            notes.append(f"{found}: {fork.invariant_violations[0]}")
         if fork.duplicate_effects:
             notes.append(f"{fork.duplicate_effects} duplicate effects")
         parted = str(fork.first_difference) if fork.first_difference is not None else "same path"

@@ -38,7 +38,9 @@ from contracts import (
     Turn,
     Usage,
 )
+from contracts.counts import steps_through
 from contracts.errors import StarterError
+from lab.runs.baseline_runs import baseline_has_no_history
 from lab.runs.run_ledger import read_ledger
 from settings import project_path
 from workflows import AgentRunWorkflow
@@ -58,7 +60,8 @@ async def fork_request(
         described = await handle.describe()
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
-            raise StarterError(f"no run {parent_id!r} on this Temporal server") from None
+            said = baseline_has_no_history(parent_id, deps.ledgers)
+            raise StarterError(said or f"no run {parent_id!r} on this Temporal server") from None
         raise
     if described.workflow_type != "AgentRunWorkflow":
         raise StarterError(f"{parent_id!r} is a {described.workflow_type} workflow, not an agent run")
@@ -73,7 +76,7 @@ async def fork_request(
     final = await handle.query(AgentRunWorkflow.progress)
     if not 0 <= from_step <= len(final.steps):
         raise StarterError(
-            f"run {parent_id!r} has steps 1..{len(final.steps)}: there is no step {from_step} to fork after"
+            f"run {parent_id!r} has {steps_through(len(final.steps))}: there is no step {from_step} to fork after"
         )
     checkpoint = checkpoint_after(deps.ledgers, parent_id, from_step)
     # The ledger was read here, so this machine has the workers' data directory.

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agent.fingerprint import entry_states
 from agent.ledger.store import LedgerStore
+from agent.tools.declared_order import in_declared_order
 from contracts import ActionProposal, LedgerEvent
 from contracts.errors import StarterError, WalkTooLong
 from lab.runs.run_ledger import read_ledger
@@ -26,10 +27,12 @@ class DiffStep:
     step: int
     task: str
     # The proposal in full (kind, tool, arguments as canonical JSON; None: an unusable
-    # answer): what two steps are compared on. `shown` is its one-line description.
+    # answer): what two steps are compared on. `shown` is its one-line description, `full` the
+    # same unshortened, both with the arguments in the order the tool declares them.
     proposal: str | None
     outcome: str  # committed, rejected, or "" (the step never closed)
     shown: str = field(default="", compare=False)
+    full: str = field(default="", compare=False)
 
 
 @dataclass
@@ -108,12 +111,12 @@ def _steps(events: list[LedgerEvent]) -> list[DiffStep]:
             continue
         if event.type == "proposal":
             raw = event.payload.get("proposal")
-            proposal = ActionProposal.model_validate(raw) if isinstance(raw, dict) else None
+            proposal = in_declared_order(ActionProposal.model_validate(raw)) if isinstance(raw, dict) else None
             proposals[event.step] = (str(event.payload.get("task") or ""), proposal)
         elif event.type in ("commit", "rollback"):
             outcomes[event.step] = "committed" if event.type == "commit" else "rejected"
     return [
-        DiffStep(step, task, _canonical(proposal), outcomes.get(step, ""), _shown(proposal))
+        DiffStep(step, task, _canonical(proposal), outcomes.get(step, ""), _shown(proposal), _full(proposal))
         for step, (task, proposal) in sorted(proposals.items())
     ]
 
@@ -127,6 +130,12 @@ def _canonical(proposal: ActionProposal | None) -> str | None:
 
 def _shown(proposal: ActionProposal | None) -> str:
     return proposal.describe() if proposal is not None else "unusable answer"
+
+
+def _full(proposal: ActionProposal | None) -> str:
+    if proposal is None or proposal.kind != "tool_call":
+        return _shown(proposal)
+    return f"{proposal.tool}({', '.join(f'{name}={value!r}' for name, value in proposal.arguments.items())})"
 
 
 _NOT_COMPARED = {".git", "__pycache__", ".pytest_cache"}

@@ -8,12 +8,13 @@ from agent.ledger import read_events
 from agent.ledger.store import LedgerStore
 from contracts import LedgerEvent
 from contracts.errors import LedgerCorrupt, StarterError
+from lab.runs.baseline_runs import baseline_has_no_history
 
 
 def read_ledger(ledgers: LedgerStore, run_id: str) -> list[LedgerEvent]:
     path = ledgers.path(run_id)
     if not path.is_file():
-        raise StarterError(f"no run {run_id!r}: no ledger at {path}")
+        raise StarterError(baseline_has_no_history(run_id, ledgers) or f"no run {run_id!r}: no ledger at {path}")
     try:
         return read_events(path)
     except (OSError, LedgerCorrupt, ValueError) as error:
