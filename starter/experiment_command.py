@@ -1,4 +1,5 @@
-"""`python -m starter experiment run --config FILE` and `experiment report [--run-id ID|DIR]`.
+"""`python -m starter experiment run --config FILE`, `experiment report [--run-id ID|DIR]` and
+`experiment configs`.
 
 Bad input is told before anything heavy loads: the runner brings Temporal's SDK and the report
 brings matplotlib, seconds that a mistyped path should not wait for.
@@ -49,6 +50,30 @@ def experiment_report(run_id: str | None, *, rewrite: bool = False) -> int:
         print(f"rewrote {rewrite_report(directory)} and its plots")
     print(render_summary(directory))
     return 0
+
+
+def experiment_configs() -> int:
+    lines, problems = config_lines()
+    for line in lines:
+        print(line)
+    for problem in problems:
+        print(f"error: {problem}")
+    return 2 if problems else 0
+
+
+def config_lines() -> tuple[list[str], list[str]]:
+    """One line per shipped config, the path `--config` takes first, then its description; and
+    a problem line for each config that does not load (listed, not hidden)."""
+    lines: list[str] = []
+    problems: list[str] = []
+    for path in sorted(CONFIGS_DIR.glob("*.yaml")):
+        try:
+            config = load_config(path)
+        except ConfigError as error:
+            problems.append(str(error))
+            continue
+        lines.append(f"{path.relative_to(PROJECT_ROOT)}\t{' '.join(config.description.split())}")
+    return lines, problems
 
 
 def find_report(run_id: str | None) -> Path:

@@ -94,8 +94,18 @@ def wait_closed(port: int, timeout_s: float = 30) -> None:
         ["experiment", "--help"],
         ["experiment", "run", "--help"],
         ["experiment", "report", "--run-id", "no-such-experiment"],
+        ["experiment", "configs"],
     ],
-    ids=["tasks", "unknown-task", "bad-flag", "missing-config", "experiment-help", "run-help", "unknown-report"],
+    ids=[
+        "tasks",
+        "unknown-task",
+        "bad-flag",
+        "missing-config",
+        "experiment-help",
+        "run-help",
+        "unknown-report",
+        "configs",
+    ],
 )
 def test_light_commands_do_not_load_temporal_or_matplotlib(args: list[str]) -> None:
     """Loading them takes most of two seconds: a listing or a typo should not wait for it."""

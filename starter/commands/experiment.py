@@ -1,4 +1,5 @@
-"""`python -m starter experiment run --config FILE` and `experiment report [--run-id ID|DIR]`."""
+"""`python -m starter experiment run --config FILE`, `experiment report [--run-id ID|DIR]` and
+`experiment configs`."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--rewrite", action="store_true", help="draw report.md and the plots again from results.json and trials.jsonl"
     )
     report.set_defaults(handler=_report)
+    configs = experiment_commands.add_parser("configs", help="list the configs in experiments/configs/, one per line")
+    configs.set_defaults(handler=_configs)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -36,3 +39,9 @@ def _report(args: argparse.Namespace) -> int:
     from starter.experiment_command import experiment_report
 
     return experiment_report(args.run_id, rewrite=args.rewrite)
+
+
+def _configs(args: argparse.Namespace) -> int:
+    from starter.experiment_command import experiment_configs
+
+    return experiment_configs()

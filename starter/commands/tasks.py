@@ -13,7 +13,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _tasks(args: argparse.Namespace) -> int:
+    for line in task_lines():
+        print(line)
+    return 0
+
+
+def task_lines() -> list[str]:
+    """One line per task of the catalog: its id, its title and its tags."""
+    lines: list[str] = []
     for task in list_tasks():
         tags = f"  [{', '.join(task.spec.tags)}]" if task.spec.tags else ""
-        print(f"{task.spec.id}\t{task.spec.title}{tags}")
-    return 0
+        lines.append(f"{task.spec.id}\t{task.spec.title}{tags}")
+    return lines

@@ -1,0 +1,3 @@
+def greet(name: str) -> str:
+    """A greeting for `name`."""
+    return "Hi " + name
