@@ -152,12 +152,19 @@ def test_bad_max_steps_is_one_line() -> None:
     assert_one_line_error(starter("run", "--max-steps", "-3"), "must be positive")
 
 
-def test_malformed_task_spec_is_one_line(tmp_path: Path) -> None:
+def test_malformed_task_spec_names_each_problem(tmp_path: Path) -> None:
     task_dir = tmp_path / "broken"
     shutil.copytree(PROJECT_ROOT / "experiments" / "tasks" / "bugfix-median", task_dir)
     spec = task_dir / "task.yaml"
     spec.write_text(spec.read_text().replace("kind: file_contains", "kind: file_smells_like"))
-    assert_one_line_error(starter("run", "--task", str(task_dir)), "task.yaml", "postconditions")
+    result = starter("run", "--task", str(task_dir))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    header, *problems = result.stderr.splitlines()
+    assert header == f"error: {spec}: {len(problems)} problems:"
+    assert len(problems) == 2  # both file_contains postconditions of the shipped task
+    for problem in problems:
+        assert problem.startswith("  postconditions[") and problem.endswith("not 'file_smells_like'")
 
 
 @pytest.mark.parametrize(
