@@ -4,13 +4,16 @@ order (the order of the model's fields, the same for the same input)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from dataclasses import dataclass
+
+from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 
-class Problem(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+# A value that only ever becomes text, never crosses a run's boundary: not one of the contracts'
+# exported models.
+@dataclass(frozen=True)
+class Problem:
     location: str
     message: str
 
