@@ -2,7 +2,8 @@
 can help; everything else about an error's handling follows from where it sits here.
 
     LabError
-     ├── BadInput                input a person must fix: told in one line, exit 2
+     ├── BadInput                input a person must fix: told before anything runs, exit 2
+     │                           (a file's several problems a line each: contracts/problems.py)
      │    ├── SettingsError      an environment variable the lab cannot use
      │    ├── TaskError          a task that cannot be found, or whose spec or script is malformed
      │    ├── ScriptInvalid      a script that is not valid YAML or does not fit the schema

@@ -16,7 +16,8 @@ from contracts.actions import ActionProposal
 from contracts.errors import ScriptInvalid
 from contracts.goal import GoalInterpretation
 from contracts.plan import Plan, Subtask
-from contracts.problems import first_problem
+from contracts.problems import render
+from contracts.yaml_problem import yaml_problem
 
 
 class ScriptedSubtask(Subtask):
@@ -69,13 +70,16 @@ class Script(BaseModel):
 
 
 def parse_script(text: str) -> Script:
-    """A script from its YAML text; ScriptInvalid says what is wrong, in one line."""
+    """A script from its YAML text; ScriptInvalid says what is wrong: every problem, each
+    with where it is."""
     try:
-        return Script.model_validate(yaml.safe_load(text))
+        raw = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise ScriptInvalid(f"not valid YAML: {' '.join(str(error).split())}") from None
+        raise ScriptInvalid(yaml_problem(error, text)) from None
+    try:
+        return Script.model_validate(raw)
     except ValidationError as error:
-        raise ScriptInvalid(first_problem(error)) from None
+        raise ScriptInvalid(render(error, raw)) from None
 
 
 def _plan(subtasks: list[ScriptedSubtask]) -> Plan:

@@ -180,7 +180,7 @@ class ExperimentConfig(BaseModel):
             where = scenario.where
             if where is not None and not any(where in FAULT_POINTS[runtime] for runtime in runtimes):
                 raise ValueError(
-                    f"scenarios.{index}: no runtime among {', '.join(runtimes)} has the fault point {where!r}"
+                    f"scenarios[{index}]: no runtime among {', '.join(runtimes)} has the fault point {where!r}"
                 )
         if self.counterfactual is not None:
             self._counterfactual_coherent(self.counterfactual)

@@ -9,7 +9,8 @@ import yaml
 from pydantic import ValidationError
 
 from contracts.errors import ConfigError, TaskError
-from contracts.problems import first_problem
+from contracts.problems import render
+from contracts.yaml_problem import yaml_problem
 from experiments.config import CounterfactualConfig, ExperimentConfig
 from lab.runs.catalog import SPEC_FILE, TASKS_DIR, list_tasks, load_task
 
@@ -20,11 +21,14 @@ def load_config(path: Path) -> ExperimentConfig | CounterfactualConfig:
     """An experiment's config; or, for a config with `of:`, counterfactuals of an experiment
     recorded earlier (what its forks run with; the experiment's own config is in its report)."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        raw = yaml.safe_load(text)
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: {yaml_problem(error, text)}") from None
     if isinstance(raw, dict) and "of" in raw:
         return _counterfactual_config(path, raw)
     if isinstance(raw, dict) and raw.get("tasks") == "all":
@@ -32,7 +36,7 @@ def load_config(path: Path) -> ExperimentConfig | CounterfactualConfig:
     try:
         config = ExperimentConfig.model_validate(raw)
     except ValidationError as error:
-        raise ConfigError(f"{path}: {first_problem(error)}") from None
+        raise ConfigError(f"{path}: {render(error, raw)}") from None
     if config.tags:
         config = _select_by_tags(path, config)
     if config.forks_need_another_model():
@@ -42,7 +46,7 @@ def load_config(path: Path) -> ExperimentConfig | CounterfactualConfig:
             "to fork its trials with another, run a counterfactual of the recorded experiment (`of:`)"
         )
     for field, ids in [("tasks", config.tasks)] + [
-        (f"scenarios.{index}.tasks", scenario.tasks or []) for index, scenario in enumerate(config.scenarios)
+        (f"scenarios[{index}].tasks", scenario.tasks or []) for index, scenario in enumerate(config.scenarios)
     ]:
         for task_id in ids:
             if not (TASKS_DIR / task_id / SPEC_FILE).is_file():
@@ -63,7 +67,7 @@ def _counterfactual_config(path: Path, raw: dict[str, object]) -> Counterfactual
     try:
         return CounterfactualConfig.model_validate(raw)
     except ValidationError as error:
-        raise ConfigError(f"{path}: {first_problem(error)}") from None
+        raise ConfigError(f"{path}: {render(error, raw)}") from None
 
 
 def _select_by_tags(path: Path, config: ExperimentConfig) -> ExperimentConfig:

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from contracts.counts import counted
 from contracts.errors import ConfigError, ReportError
-from contracts.problems import first_problem
+from contracts.problems import render
 from experiments.config import CounterfactualConfig, ExperimentConfig
 from experiments.metrics import fork_succeeded
 from experiments.progress import TrialProgress
@@ -47,10 +47,11 @@ async def run_counterfactuals(config: CounterfactualConfig, *, concurrency: int 
         "description": config.description or f"Counterfactuals of {document.experiment_id}.",
         "counterfactual": config.counterfactual.model_dump(),
     }
+    merged = document.config.model_dump() | asked
     try:
-        experiment = ExperimentConfig.model_validate(document.config.model_dump() | asked)
+        experiment = ExperimentConfig.model_validate(merged)
     except ValidationError as error:
-        raise ConfigError(f"of {document.experiment_id}: {first_problem(error)}") from None
+        raise ConfigError(f"of {document.experiment_id}: {render(error, merged)}") from None
     durable = [t for t in trials if t.runtime == "durable" and t.run_ids and t.infrastructure_error is None]
     if not durable:
         raise ConfigError(f"of: {document.experiment_id} has no durable trial to fork")

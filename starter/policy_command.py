@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from agent.verification import verify
 from contracts import ActionProposal, PolicyProfile
 from contracts.errors import StarterError
-from contracts.problems import first_problem
+from contracts.problems import in_one_line
 
 EXIT_OK, EXIT_INVALID_LINES = 0, 2
 
@@ -32,7 +32,7 @@ def policy_check(path: Path, profile: PolicyProfile, workspace: Path | None) -> 
                 proposal = ActionProposal.model_validate_json(line)
             except ValidationError as error:
                 invalid += 1
-                print(json.dumps({"line": number, "decision": "invalid", "error": first_problem(error)}), flush=True)
+                print(json.dumps({"line": number, "decision": "invalid", "error": in_one_line(error)}), flush=True)
                 continue
             verdict = verify(root, proposal, profile)
             shown = {"line": number, "tool": proposal.tool, **verdict.model_dump(mode="json")}

@@ -162,27 +162,42 @@ def test_bad_max_steps_is_one_line() -> None:
     assert_one_line_error(starter("run", "--max-steps", "-3"), "must be positive")
 
 
-def test_malformed_task_spec_is_one_line(tmp_path: Path) -> None:
+def test_malformed_task_spec_names_each_problem(tmp_path: Path) -> None:
     task_dir = tmp_path / "broken"
     shutil.copytree(PROJECT_ROOT / "experiments" / "tasks" / "bugfix-median", task_dir)
     spec = task_dir / "task.yaml"
     spec.write_text(spec.read_text().replace("kind: file_contains", "kind: file_smells_like"))
-    assert_one_line_error(starter("run", "--task", str(task_dir)), "task.yaml", "postconditions")
+    result = starter("run", "--task", str(task_dir))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    header, *problems = result.stderr.splitlines()
+    assert header == f"error: {spec}: {len(problems)} problems:"
+    assert len(problems) == 2  # both file_contains postconditions of the shipped task
+    for problem in problems:
+        assert problem.startswith("  postconditions[") and problem.endswith("not 'file_smells_like'")
 
 
 @pytest.mark.parametrize(
-    ("script", "fragment"),
-    [("goal: [unclosed\n", "not valid YAML"), ("goal:\n  summary: s\n", "plan: Field required")],
+    ("script", "told"),
+    [
+        ("goal: [unclosed\n", ["script.yaml: not valid YAML at line 1, column 7: ", "  goal: [unclosed", "        ^"]),
+        ("goal:\n  summary: s\n", ["script.yaml: plan: Field required"]),
+    ],
     ids=["invalid-yaml", "missing-field"],
 )
-def test_a_broken_script_is_bad_input_told_before_the_run(tmp_path: Path, script: str, fragment: str) -> None:
+def test_a_broken_script_is_bad_input_told_before_the_run(tmp_path: Path, script: str, told: list[str]) -> None:
     task_dir = tmp_path / "broken"
     shutil.copytree(PROJECT_ROOT / "experiments" / "tasks" / "bugfix-median", task_dir)
     (task_dir / "script.yaml").write_text(script)
     data = tmp_path / "data"
     for runtime in ("durable", "baseline"):
         result = starter("run", "--runtime", runtime, "--task", str(task_dir), env=cli_env(AGENT_LAB_DATA=str(data)))
-        assert_one_line_error(result, "script.yaml", fragment)
+        assert result.returncode == 2
+        assert "Traceback" not in result.stderr
+        lines = result.stderr.splitlines()
+        assert len(lines) == len(told), lines
+        assert lines[0].startswith("error: ") and told[0] in lines[0]
+        assert lines[1:] == told[1:]
     assert not data.exists(), "nothing started: no server, no workspace"
 
 

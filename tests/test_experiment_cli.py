@@ -1,4 +1,4 @@
-"""`python -m starter experiment ...` on bad input: one line naming the problem and the fix, exit
+"""`python -m starter experiment ...` on bad input: a line naming each problem (and the fix), exit
 2, told before Temporal's SDK or matplotlib load; and `report --run-id` given an id or a path."""
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ def one_line_error(code: int, lines: list[str], *fragments: str) -> str:
 
 
 BAD_CONFIGS = {
-    "not-yaml": ("name: [unclosed\n", "not valid YAML"),
     "invalid-field": (yaml.safe_dump({"name": "x", "tasks": ["rename-refactor"], "runtimes": ["durable"]}), "trials"),
     "unknown-task": (
         yaml.safe_dump({"name": "x", "tasks": ["no-such-task"], "runtimes": ["durable"], "trials": 1}),
@@ -63,6 +62,36 @@ def test_a_bad_config_is_told_before_anything_heavy_loads(case: str, tmp_path: P
     code, lines, loaded = probe("experiment", "run", "--config", str(config))
     one_line_error(code, lines, str(config), fragment)
     assert loaded == []
+
+
+def test_a_yaml_syntax_error_shows_the_line_and_column_and_the_line_itself(tmp_path: Path) -> None:
+    config = tmp_path / "bad.yaml"
+    config.write_text("name: x\ntasks: [rename-refactor\ntrials: 1\n")
+    code, lines, loaded = probe("experiment", "run", "--config", str(config))
+    assert code == 2
+    assert lines == [
+        f"error: {config}: not valid YAML at line 3, column 7: expected ',' or ']', but got ':' "
+        "(while parsing a flow sequence from line 2, column 8)",
+        "  trials: 1",
+        "        ^",
+    ]
+    assert loaded == []
+
+
+def test_a_config_with_three_problems_names_each_on_its_own_line(tmp_path: Path) -> None:
+    config = tmp_path / "three.yaml"
+    broken = {"name": "x", "tasks": ["rename-refactor"], "runtimes": ["quantum"], "trials": 0}
+    broken["budget"] = {"max_steps": 0}
+    config.write_text(yaml.safe_dump(broken))
+    result = starter("experiment", "run", "--config", str(config))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: {config}: 3 problems:",
+        "  runtimes[0]: Input should be 'durable', 'baseline' or 'baseline+verifier'",
+        "  trials: Input should be greater than or equal to 1",
+        "  budget.max_steps: Input should be greater than 0",
+    ]
 
 
 def test_a_missing_config_names_the_shipped_ones() -> None:

@@ -49,11 +49,15 @@ def test_policy_check_profile_decides_what_needs_approval(tmp_path: Path) -> Non
 
 def test_policy_check_reports_bad_lines_and_goes_on(tmp_path: Path) -> None:
     proposals = tmp_path / "p.jsonl"
-    proposals.write_text('not json\n{"tool": "list_files", "arguments": {}}\n{"tool": 3}\n')
+    proposals.write_text('not json\n{"tool": "list_files", "arguments": {}}\n{"kind": "dance", "tool": 3}\n')
     result = starter("policy", "check", str(proposals))
     assert result.returncode == 2
     verdicts = [json.loads(line) for line in result.stdout.splitlines()]
     assert [v["decision"] for v in verdicts] == ["invalid", "allow", "invalid"]
+    # One JSON line per input line: both of the line's problems, joined.
+    assert verdicts[2]["error"] == (
+        "kind: Input should be 'tool_call', 'finish' or 'give_up'; tool: Input should be a valid string"
+    )
     assert "Traceback" not in result.stderr
 
 

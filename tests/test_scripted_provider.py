@@ -233,7 +233,7 @@ async def test_invalid_yaml_raises_script_error_with_path(tmp_path: Path) -> Non
         ("goal: {summary: s}\nplan: []\n", "plan"),
         ("plan: [{id: a, title: A}]\n", "goal"),
         ("goal: {summary: s}\nplan: [{id: a, title: A}]\nextra: 1\n", "extra"),
-        ("goal: {summary: s}\nplan: [{id: a, title: A, actions: [{kind: dance}]}]\n", "plan.0.actions.0.kind"),
+        ("goal: {summary: s}\nplan: [{id: a, title: A, actions: [{kind: dance}]}]\n", "plan[0].actions[0].kind"),
     ],
 )
 async def test_script_failing_validation_raises_script_error_with_path(tmp_path: Path, text: str, where: str) -> None:

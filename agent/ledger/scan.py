@@ -14,7 +14,7 @@ from pydantic import BaseModel, JsonValue, ValidationError
 
 from agent.ledger.chain import GENESIS_HASH, event_hash
 from contracts.ledger import LedgerEvent
-from contracts.problems import first_problem
+from contracts.problems import in_one_line
 
 
 class LedgerProblem(BaseModel):
@@ -90,7 +90,7 @@ def _accept(scan: ChainScan, line: bytes, number: int) -> str | None:
     try:
         event = LedgerEvent.model_validate(fields)
     except ValidationError as error:
-        return f"not a ledger event ({first_problem(error)})"
+        return f"not a ledger event ({in_one_line(error, fields)})"
     if scan.run_id is not None and event.run_id != scan.run_id:
         return f"run_id {event.run_id!r} in a ledger of run {scan.run_id!r}"
     if event.seq != scan.last_seq + 1:

@@ -11,8 +11,9 @@ from pydantic import ValidationError
 
 from contracts import TaskSpec
 from contracts.errors import ScriptInvalid, TaskError
-from contracts.problems import first_problem
+from contracts.problems import render
 from contracts.script import Script, parse_script
+from contracts.yaml_problem import yaml_problem
 from settings import PROJECT_ROOT
 
 TASKS_DIR = PROJECT_ROOT / "experiments" / "tasks"
@@ -63,16 +64,18 @@ def load_task_dir(directory: Path) -> Task:
     directory = directory.resolve()
     spec_path = directory / SPEC_FILE
     try:
-        raw = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
-        spec = TaskSpec.model_validate(raw)
+        text = spec_path.read_text(encoding="utf-8")
+        raw = yaml.safe_load(text)
     except OSError as error:
         raise TaskError(f"{spec_path}: cannot read: {error.strerror}") from None
     except UnicodeDecodeError:
         raise TaskError(f"{spec_path}: not UTF-8 text") from None
     except yaml.YAMLError as error:
-        raise TaskError(f"{spec_path}: not valid YAML: {_one_line(str(error))}") from None
+        raise TaskError(f"{spec_path}: {yaml_problem(error, text)}") from None
+    try:
+        spec = TaskSpec.model_validate(raw)
     except ValidationError as error:
-        raise TaskError(f"{spec_path}: {first_problem(error)}") from None
+        raise TaskError(f"{spec_path}: {render(error, raw)}") from None
     task = Task(spec=spec, directory=directory)
     if not task.fixture_dir.is_dir():
         raise TaskError(f"{spec_path}: fixture directory {spec.fixture!r} not found")
@@ -97,7 +100,3 @@ def _script(task: Task, named: bool) -> Script | None:
         return parse_script(text)
     except ScriptInvalid as error:
         raise TaskError(f"{path}: {error}") from None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
