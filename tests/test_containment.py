@@ -225,7 +225,8 @@ async def test_the_host_answers_within_a_second_while_an_attack_runs(workspace: 
         await asyncio.sleep(0.1)
     outcome = await running
     assert outcome.limit in (ResourceLimit.PROCESSES, ResourceLimit.WALL_TIME), outcome
-    assert len(latencies) > 10 and max(latencies) < 1.0, max(latencies)
+    # The attack may be stopped at its process limit before many probes: say how many there were.
+    assert len(latencies) > 10 and max(latencies) < 1.0, (len(latencies), max(latencies, default=None), outcome)
 
 
 async def test_a_limit_is_a_typed_tool_result_the_model_reads(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
