@@ -163,12 +163,13 @@ def _run_link(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def _plan(result: subprocess.CompletedProcess[str]) -> list[str]:
-    """The plan's subtasks, as `starter run` printed them: `plan: a -> b -> c`."""
+    """The plan's subtasks, as `starter run` printed them: a chain as `a -> b -> c`, any other
+    plan with each subtask's dependencies after it, `a, b, c (after a, b)`."""
     found = re.search(r"^  plan: (.+)$", result.stdout, re.MULTILINE)
     assert found, result.stdout
-    tasks = found[1].split(" -> ")
-    assert len(tasks) > 1, result.stdout  # children to list, not one
-    return tasks
+    subtasks = re.sub(r" \(after [^)]*\)", "", found[1]).replace(" -> ", ", ").split(", ")
+    assert len(subtasks) > 1, result.stdout  # children to list, not one
+    return subtasks
 
 
 def _workflow_id(link: str) -> str:
