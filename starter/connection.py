@@ -42,13 +42,13 @@ async def temporal_connection(*, keep_server: bool = False, embed: bool = True) 
     options = temporal_config.load()  # a bad profile, file or certificate: one line, before anything starts
     address = options.target_host
     host, port = split_address(address)
-    if not is_listening(host, port) and not embed:
-        raise StarterError(
-            f"nothing answers at {address}: start the server the runs live on "
-            "(`python -m starter server`, or set TEMPORAL_ADDRESS)"
-        )
     if options.explicit or not embed:
         if not is_listening(host, port):
+            if not embed:
+                raise StarterError(
+                    f"nothing answers at {address}: start the server the runs live on "
+                    "(`python -m starter server`, or set TEMPORAL_ADDRESS)"
+                )
             raise StarterError(
                 f"nothing answers at {_where(address)}; start a Temporal server there, "
                 "or unset it to use the embedded dev server"
