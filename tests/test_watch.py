@@ -16,20 +16,6 @@ from settings import PROJECT_ROOT
 from tests.test_cli import assert_one_line_error, cli_env, starter
 
 
-def _submitted(env: dict[str, str]) -> subprocess.Popen[str]:
-    """`starter run --no-worker` of bugfix-median, its output read as it comes, in a session of
-    its own (the test signals it, or its group, itself)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "starter", "run", "--task", "bugfix-median", "--no-worker"],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-
-
 def _lines_until(process: subprocess.Popen[str], marker: str) -> list[str]:
     assert process.stdout is not None
     lines: list[str] = []
@@ -44,7 +30,15 @@ def _lines_until(process: subprocess.Popen[str], marker: str) -> list[str]:
 @pytest.mark.timeout(400)
 async def test_watch_serves_and_follows_a_run_another_process_started(dev_env: WorkflowEnvironment) -> None:
     env = cli_env(TEMPORAL_ADDRESS=dev_env.client.service_client.config.target_host)
-    submitted = _submitted(env)
+    submitted = subprocess.Popen(
+        [sys.executable, "-m", "starter", "run", "--task", "bugfix-median", "--no-worker"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         said = "".join(_lines_until(submitted, "no worker has answered for the run"))
         run_id = re.search(r"> durable run (\S+) on task bugfix-median", said)
@@ -80,7 +74,14 @@ async def test_watching_a_run_the_server_does_not_have_is_one_line(dev_env: Work
 
 async def test_ctrl_c_of_run_says_the_run_goes_on_and_how_to_watch_it(dev_env: WorkflowEnvironment) -> None:
     env = cli_env(TEMPORAL_ADDRESS=dev_env.client.service_client.config.target_host)
-    running = _submitted(env)
+    running = subprocess.Popen(
+        [sys.executable, "-m", "starter", "run", "--task", "bugfix-median", "--no-worker"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         said = "".join(_lines_until(running, "waiting for a worker"))
         run_id = re.search(r"> durable run (\S+) on task", said)
