@@ -20,6 +20,7 @@ from contracts.approval import APPROVAL_MEMO, ApprovalMemo
 from experiments.harness import LabCluster
 from host.workflow_runner import runner_for
 from lab.runs.catalog import load_task
+from lab.runs.durable_start import start_durable_run
 from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT
 from starter.waiting_runs import asked_for, list_pending
@@ -56,11 +57,10 @@ async def test_pending_lists_a_waiting_run_while_no_worker_is_alive(
         only = await list_pending(client)
         print(f"list_pending with no worker alive, the run's memo read: {time.monotonic() - began:.2f} s")
         assert [(run.run_id, run.approval) for run in only] == [(run_id, kept.pending)]
-        # A run no worker ever took: it has no memo yet, and no worker answers its query.
-        never_started = build_request(load_task("bugfix-median"), "durable")
-        await client.start_workflow(
-            AgentRunWorkflow.run, never_started, id=never_started.run_id, task_queue=f"nobody-{uuid.uuid4()}"
-        )
+        # A run no worker ever took, started as the lab starts runs: its memo says from the start
+        # that it waits for nothing, so no query that nobody answers is waited for.
+        not_taken = build_request(load_task("bugfix-median"), "durable")
+        await start_durable_run(client, not_taken, task_queue=f"nobody-{uuid.uuid4()}")
 
         began = time.monotonic()
         listed = await asyncio.to_thread(starter, cluster, "pending")
@@ -72,6 +72,18 @@ async def test_pending_lists_a_waiting_run_while_no_worker_is_alive(
         assert "step 2 (refund-return)  issue_refund(order_id='o-2001'" in waiting, listed.stdout
         assert f"arguments sha256: {asked.arguments_sha256}" in listed.stdout
         assert "why: approval_rule:" in listed.stdout
+        assert not_taken.run_id not in listed.stdout and "could not be read" not in listed.stdout
+
+        # A run that keeps no memo (started by an older build, here without it): no worker
+        # answers its query, and it is listed all the same, with why it could not be read.
+        never_started = build_request(load_task("bugfix-median"), "durable")
+        await client.start_workflow(
+            AgentRunWorkflow.run, never_started, id=never_started.run_id, task_queue=f"nobody-{uuid.uuid4()}"
+        )
+        listed = await asyncio.to_thread(starter, cluster, "pending")
+        assert listed.returncode == 0, listed.stderr
+        lines = listed.stdout.splitlines()
+        assert any(line.startswith(run_id) for line in lines), listed.stdout
         unread = next(line for line in lines if line.startswith(never_started.run_id))
         assert "could not be read" in unread and "no worker answered its query" in unread, unread
 
@@ -93,6 +105,7 @@ async def test_pending_lists_a_waiting_run_while_no_worker_is_alive(
         # Decided: the memo no longer names a proposal.
         assert await memo(client, run_id) == ApprovalMemo()
         await client.get_workflow_handle(never_started.run_id).terminate("test over")
+        await client.get_workflow_handle(not_taken.run_id).terminate("test over")
         after = await asyncio.to_thread(starter, cluster, "pending")
         assert after.stdout.strip() == "no run is waiting for an approval", after.stdout
 
