@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -85,11 +86,41 @@ def test_three_runs_at_once_all_complete(tmp_path: Path) -> None:
     stops it, whichever that is."""
     port = free_port()
     env = cli_env(AGENT_LAB_DEV_PORT=str(port), AGENT_LAB_UI_PORT=str(free_port()), AGENT_LAB_DATA=str(tmp_path))
-    runs = [
-        ("--runtime", "durable", "--task", "bugfix-median"),
-        ("--runtime", "durable", "--task", "rename-refactor"),
-        ("--runtime", "baseline", "--task", "bugfix-median"),
-    ]
+    outputs = _all_complete(_THREE_RUNS, env)
+    # Each durable run says what became of the server: stopped by it, or left to a run still
+    # using it (which one ends last depends on the machine); in the end it is gone.
+    for output in outputs[:2]:
+        assert "the embedded dev server has stopped" in output or "keeps running for the other runs" in output
+    wait_closed(port)
+    assert not (tmp_path / "embedded-server" / "server.json").exists()
+
+
+async def test_three_runs_at_once_on_a_server_of_the_users_all_complete_and_leave_it_running(tmp_path: Path) -> None:
+    """With TEMPORAL_ADDRESS naming a server the user runs, the runs share it, start no server
+    of their own and stop none."""
+    port = free_port()
+    theirs = DevServer(DevServerOptions(port=port, ui_port=None, database=tmp_path / "theirs.sqlite"))
+    await theirs.start()
+    try:
+        env = cli_env(TEMPORAL_ADDRESS=f"localhost:{port}", AGENT_LAB_DATA=str(tmp_path / "data"))
+        outputs = await asyncio.to_thread(_all_complete, _THREE_RUNS, env)
+        for output in outputs:
+            assert "embedded dev server" not in output, output
+        assert _listening(port)
+        assert not (tmp_path / "data" / "embedded-server" / "server.json").exists()
+    finally:
+        await theirs.stop()
+
+
+_THREE_RUNS = [
+    ("--runtime", "durable", "--task", "bugfix-median"),
+    ("--runtime", "durable", "--task", "rename-refactor"),
+    ("--runtime", "baseline", "--task", "bugfix-median"),
+]
+
+
+def _all_complete(runs: list[tuple[str, ...]], env: dict[str, str]) -> list[str]:
+    """Start a `starter run` process for each of `runs` together; each one completes."""
     started = [
         subprocess.Popen(
             [sys.executable, "-m", "starter", "run", *args],
@@ -105,9 +136,4 @@ def test_three_runs_at_once_all_complete(tmp_path: Path) -> None:
     for process, output in zip(started, outputs, strict=True):
         assert process.returncode == 0, output
         assert "ok: COMPLETED" in output and "Traceback" not in output, output
-    # Each durable run says what became of the server: stopped by it, or left to a run still
-    # using it (which one ends last depends on the machine); in the end it is gone.
-    for output in outputs[:2]:
-        assert "the embedded dev server has stopped" in output or "keeps running for the other runs" in output
-    wait_closed(port)
-    assert not (tmp_path / "embedded-server" / "server.json").exists()
+    return outputs
