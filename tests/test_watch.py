@@ -26,6 +26,10 @@ def _lines_until(process: subprocess.Popen[str], marker: str) -> list[str]:
     raise AssertionError(f"{marker!r} never printed: {''.join(lines)}")
 
 
+def _sigint_as_at_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 # Three processes, each loading the lab, and a run: minutes on a loaded 2-core machine.
 @pytest.mark.timeout(400)
 async def test_watch_serves_and_follows_a_run_another_process_started(dev_env: WorkflowEnvironment) -> None:
@@ -81,6 +85,10 @@ async def test_ctrl_c_of_run_says_the_run_goes_on_and_how_to_watch_it(dev_env: W
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        # As a terminal's Ctrl-C finds it: a command started in the background of a shell
+        # without job control (`bash -c '... &'`) inherits SIGINT ignored, and Python then
+        # keeps ignoring it, so a test run from such a shell would send its SIGINT to nothing.
+        preexec_fn=_sigint_as_at_a_terminal,
     )
     try:
         said = "".join(_lines_until(running, "waiting for a worker"))
