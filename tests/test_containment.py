@@ -215,7 +215,8 @@ async def test_wall_time_and_output_floods_are_named(workspace: Path) -> None:
 async def test_the_host_answers_within_a_second_while_an_attack_runs(workspace: Path) -> None:
     attack = "for i in 1 2 3 4; do (while :; do :; done) & done; b(){ b | b & }; b; wait"
     running = asyncio.create_task(run(attack, workspace, timeout_s=6, limits=Limits(processes=64, cpu_seconds=60)))
-    await asyncio.sleep(0.5)
+    # Probed from the attack's start: on a loaded machine it may reach its process limit (and be
+    # stopped) within a second, and a probe that waited first would see none of it.
     latencies = []
     while not running.done():
         started = time.perf_counter()
@@ -226,7 +227,7 @@ async def test_the_host_answers_within_a_second_while_an_attack_runs(workspace: 
     outcome = await running
     assert outcome.limit in (ResourceLimit.PROCESSES, ResourceLimit.WALL_TIME), outcome
     # The attack may be stopped at its process limit before many probes: say how many there were.
-    assert len(latencies) > 10 and max(latencies) < 1.0, (len(latencies), max(latencies, default=None), outcome)
+    assert len(latencies) >= 3 and max(latencies) < 1.0, (len(latencies), max(latencies, default=None), outcome)
 
 
 async def test_a_limit_is_a_typed_tool_result_the_model_reads(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
