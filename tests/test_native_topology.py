@@ -30,6 +30,7 @@ from temporalio.client import Client
 
 from host.client import connect
 from lab.models.local_model import resolve_model
+from lab.processes.child_process import die_with_parent
 from lab.processes.temporal_server import DevServer, DevServerOptions
 from settings import PROJECT_ROOT
 from tests.conftest import free_port
@@ -65,6 +66,10 @@ def start(*command: str, env: dict[str, str]) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # A session of their own (so a signal to the test's group spares them until the test
+        # stops them), yet they die with the test's process: a test stopped by its timeout, or
+        # a killed run, skips the clean-up below and would leave them polling.
+        preexec_fn=die_with_parent,
     )
 
 
@@ -207,6 +212,7 @@ async def test_compose_topology_with_its_model_service(tmp_path: Path) -> None:
             stdout=log,
             stderr=log,
             start_new_session=True,
+            preexec_fn=die_with_parent,
         )
     try:
         base_url = f"http://127.0.0.1:{port}/v1"
