@@ -36,7 +36,11 @@ def problems_of(error: ValidationError, document: object = None) -> list[Problem
 def render(error: ValidationError, document: object = None) -> str:
     """One problem on one line; several as a count, then a line each (the caller puts the
     file's name before it)."""
-    found = problems_of(error, document)
+    return told(problems_of(error, document))
+
+
+def told(found: list[Problem]) -> str:
+    """Problems as `render` tells them: those of a schema and those found after it together."""
     if len(found) == 1:
         return str(found[0])
     return f"{len(found)} problems:\n" + "\n".join(f"  {problem}" for problem in found)

@@ -9,7 +9,7 @@ import yaml
 from pydantic import ValidationError
 
 from contracts.errors import ConfigError, TaskError
-from contracts.problems import render
+from contracts.problems import Problem, problems_of, render, told
 from contracts.yaml_problem import yaml_problem
 from experiments.config import CounterfactualConfig, ExperimentConfig
 from lab.runs.catalog import SPEC_FILE, TASKS_DIR, list_tasks, load_task
@@ -33,10 +33,16 @@ def load_config(path: Path) -> ExperimentConfig | CounterfactualConfig:
         return _counterfactual_config(path, raw)
     if isinstance(raw, dict) and raw.get("tasks") == "all":
         raw["tasks"] = [task.spec.id for task in list_tasks()]
+    config: ExperimentConfig | None = None
+    problems: list[Problem] = []
     try:
         config = ExperimentConfig.model_validate(raw)
     except ValidationError as error:
-        raise ConfigError(f"{path}: {render(error, raw)}") from None
+        problems = problems_of(error, raw)
+    # The tasks are checked whether or not the rest is valid: every problem is told at once.
+    problems += _task_problems(raw, config)
+    if problems or config is None:
+        raise ConfigError(f"{path}: {told(problems)}")
     if config.tags:
         config = _select_by_tags(path, config)
     if config.forks_need_another_model():
@@ -45,21 +51,41 @@ def load_config(path: Path) -> ExperimentConfig | CounterfactualConfig:
             f"({config.provider.model or config.provider.kind}): one model server runs while an experiment does; "
             "to fork its trials with another, run a counterfactual of the recorded experiment (`of:`)"
         )
-    for field, ids in [("tasks", config.tasks)] + [
-        (f"scenarios[{index}].tasks", scenario.tasks or []) for index, scenario in enumerate(config.scenarios)
-    ]:
-        for task_id in ids:
+    return config
+
+
+def _task_problems(raw: object, config: ExperimentConfig | None) -> list[Problem]:
+    """Each task a config names that is no task, or that cannot run as the config asks (the
+    scripted provider needs the task's script). Read from the YAML itself, so that they are told
+    beside the schema's problems; a task's script is asked for only of a valid config."""
+    if not isinstance(raw, dict):
+        return []
+    scenarios = raw.get("scenarios")
+    named = [("tasks", raw.get("tasks"))] + [
+        (f"scenarios[{index}].tasks", scenario.get("tasks"))
+        for index, scenario in enumerate(scenarios if isinstance(scenarios, list) else [])
+        if isinstance(scenario, dict)
+    ]
+    scripted = config is not None and (
+        config.provider.kind == "scripted"
+        or (config.counterfactual is not None and config.counterfactual.provider.kind == "scripted")
+    )
+    found: list[Problem] = []
+    for field, ids in named:
+        for index, task_id in enumerate(ids if isinstance(ids, list) else []):
+            if not isinstance(task_id, str):
+                continue  # the schema's problem, told by it
             if not (TASKS_DIR / task_id / SPEC_FILE).is_file():
                 known = ", ".join(task.spec.id for task in list_tasks())
-                raise ConfigError(f"{path}: {field}: unknown task {task_id!r} (tasks: {known})")
+                found.append(Problem(f"{field}[{index}]", f"unknown task {task_id!r} (tasks: {known})"))
+                continue
             try:
                 task = load_task(task_id)
-                forks_scripted = config.counterfactual is not None and config.counterfactual.provider.kind == "scripted"
-                if config.provider.kind == "scripted" or forks_scripted:
+                if scripted:
                     task.require_script()
             except TaskError as error:
-                raise ConfigError(f"{path}: {field}: {error}") from None
-    return config
+                found.append(Problem(f"{field}[{index}]", str(error)))
+    return found
 
 
 def _counterfactual_config(path: Path, raw: dict[str, object]) -> CounterfactualConfig:

@@ -84,9 +84,9 @@ def test_trials_are_planned_per_runtime_task_scenario_and_seed() -> None:
 @pytest.mark.parametrize(
     ("change", "fragment"),
     [
-        ({"tasks": ["bugfix-median", "no-such-task"]}, "tasks: unknown task 'no-such-task'"),
+        ({"tasks": ["bugfix-median", "no-such-task"]}, "tasks[1]: unknown task 'no-such-task'"),
         ({"tags": ["small"]}, "tags: none of the tasks carries every tag of small (their tags: bugfix, coding)"),
-        ({"tasks": ["no-such-task"], "tags": ["small"]}, "tasks: unknown task 'no-such-task'"),
+        ({"tasks": ["no-such-task"], "tags": ["small"]}, "tasks[0]: unknown task 'no-such-task'"),
         ({"trials": -1}, "trials: Input should be greater than or equal to 1"),
         ({"scenarios": [{"name": "x", "kind": "meteor_strike"}]}, "scenarios[0].kind"),
         ({"scenarios": [{"name": "x", "kind": "kill"}]}, "a kill fault needs a point"),
@@ -108,6 +108,17 @@ def test_a_bad_config_names_the_field(tmp_path: Path, change: dict[str, object],
         load_config(write(tmp_path, {**GOOD, **change}))
     assert fragment in str(raised.value)
     assert "\n" not in str(raised.value)
+
+
+def test_a_config_with_problems_of_its_schema_and_its_tasks_names_every_one(tmp_path: Path) -> None:
+    """An unknown task is told beside the schema's problems, not after they are fixed."""
+    path = write(tmp_path, {**GOOD, "tasks": ["bugfix-median", "no-such-task"], "runtimes": ["sideways"], "trials": 0})
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    lines = str(raised.value).splitlines()
+    assert lines[0] == f"{path}: 3 problems:"
+    assert [line.split(":")[0].strip() for line in lines[1:]] == ["runtimes[0]", "trials", "tasks[1]"]
+    assert "unknown task 'no-such-task'" in lines[3]
 
 
 def test_the_cli_refuses_a_bad_config_in_one_line_and_runs_nothing(tmp_path: Path) -> None:
