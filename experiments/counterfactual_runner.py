@@ -25,6 +25,7 @@ from contracts.problems import render
 from experiments.config import CounterfactualConfig, ExperimentConfig
 from experiments.metrics import fork_succeeded
 from experiments.progress import TrialProgress
+from experiments.provenance import provenance
 from experiments.record import keep_record, restore_record
 from experiments.report import read_results, read_trials, write_report
 from experiments.runner import new_experiment_id, reports_dir
@@ -60,6 +61,8 @@ async def run_counterfactuals(config: CounterfactualConfig, *, concurrency: int 
     scratch = directory / "scratch"
     parallel = concurrency or config.concurrency
     restore_record(recorded, scratch / "cluster")
+    # The forks are this code's: its provenance, the recorded trials keep their own in `of`.
+    produced_by = await asyncio.to_thread(provenance, experiment, config.counterfactual.provider)
     started = datetime.now(UTC)
     print(
         f"counterfactuals {experiment_id}: {counted(len(durable), 'trial')} of {document.experiment_id} to fork",
@@ -72,7 +75,14 @@ async def run_counterfactuals(config: CounterfactualConfig, *, concurrency: int 
             records = [forked.get(trial.trial_id, trial) for trial in trials]
             finished = datetime.now(UTC)
             write_report(
-                directory, experiment, experiment_id, records, started, finished, forks_of=document.experiment_id
+                directory,
+                experiment,
+                experiment_id,
+                records,
+                started,
+                finished,
+                forks_of=document.experiment_id,
+                provenance=produced_by,
             )
             await asyncio.to_thread(keep_record, scratch / "cluster", directory)
             progress.status("done")

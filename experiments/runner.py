@@ -20,6 +20,7 @@ from contracts.counts import counted
 from contracts.errors import InfrastructureError
 from experiments.config import ExperimentConfig, FaultKind, with_experiment_settings
 from experiments.config_loader import ConfigError
+from experiments.provenance import provenance
 from experiments.record import keep_record
 from experiments.trial_record import TrialRecord
 from lab.runs.catalog import load_task
@@ -84,6 +85,8 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
             "list one of them in a scenario's `runtimes`, or leave it out"
         )
     parallel = concurrency or config.concurrency
+    # Before the first trial: what runs is what is recorded (a change made during the run is not).
+    recorded = await asyncio.to_thread(provenance, config)
     started = datetime.now(UTC)
     print(
         f"experiment {experiment_id}: {counted(len(specs), 'trial')}, {parallel} at a time -> {directory}", flush=True
@@ -101,7 +104,10 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
             order = {spec.trial_id: position for position, spec in enumerate(specs)}
             trials.sort(key=lambda record: order[record.trial_id])
             stopped = f"{broken}; {len(trials)} of {counted(len(specs), 'trial')} ran" if broken else ""
-            write_report(directory, config, experiment_id, trials, started, datetime.now(UTC), stopped_early=stopped)
+            finished = datetime.now(UTC)
+            write_report(
+                directory, config, experiment_id, trials, started, finished, stopped_early=stopped, provenance=recorded
+            )
             # The cluster has stopped: its histories and worlds are kept for counterfactuals
             # asked for later (experiments/record.py).
             await asyncio.to_thread(keep_record, scratch / "cluster", directory)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from contracts.errors import ReportError
 from experiments.config import ExperimentConfig
 from experiments.metrics import ExperimentResults
+from experiments.provenance import Provenance
 from experiments.trial_record import TrialRecord
 
 REPORT_MD = "report.md"
@@ -32,6 +33,8 @@ class ResultsDocument(BaseModel):
     # For counterfactuals of an experiment recorded earlier: its id. The trials are its own; the
     # forks (`TrialRecord.counterfactual`) were made here.
     forks_of: str = ""
+    # What produced the figures (experiments.provenance); None in results that predate it.
+    provenance: Provenance | None = None
 
 
 def read_results(directory: Path) -> ResultsDocument:

@@ -14,6 +14,7 @@ from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells,
 from experiments.report.counterfactual import counterfactual_sections, forks_of_note
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
 from experiments.report.invariants import invariants_section
+from experiments.report.provenance_section import provenance_lines
 from experiments.trial_record import TrialRecord
 
 
@@ -23,6 +24,7 @@ def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = (
     sections = [
         f"# Experiment `{config.name}`: {document.experiment_id}",
         config.description,
+        *provenance_lines(document.provenance),
         *(
             [f"**Stopped early**: {document.stopped_early}. The figures are over the trials recorded before."]
             if document.stopped_early

@@ -8,6 +8,7 @@ from pathlib import Path
 from experiments.metrics import ArmMetrics
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
 from experiments.report.document import REPORT_MD, read_results
+from experiments.report.provenance_section import provenance_line
 
 _SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "wall s", "tokens u/w"]
 
@@ -21,6 +22,7 @@ def render_summary(directory: Path) -> str:
         f"Experiment {document.config.name} ({document.experiment_id}), "
         f"{when(document.started)} .. {when(document.finished)}",
         f"Report: {directory / REPORT_MD}",
+        provenance_line(document.provenance),
         "",
         "Per runtime and scenario (valid trials; success with its 95% Wilson interval)",
         _text_table(

@@ -10,6 +10,7 @@ from pathlib import Path
 from experiments.config import ExperimentConfig
 from experiments.metrics import summarize
 from experiments.plots import write_plots
+from experiments.provenance import Provenance
 from experiments.report.document import (
     REPORT_MD,
     RESULTS_JSON,
@@ -32,10 +33,12 @@ def write_report(
     *,
     stopped_early: str = "",
     forks_of: str = "",
+    provenance: Provenance | None = None,
 ) -> Path:
     """Write the whole report directory; returns the path of `report.md`. `stopped_early`: why
     the trials recorded are fewer than the config's; `forks_of`: the experiment whose trials
-    these are, for counterfactuals of it made later."""
+    these are, for counterfactuals of it made later; `provenance`: what produced them, recorded
+    as the experiment started."""
     directory.mkdir(parents=True, exist_ok=True)
     records = list(trials)
     (directory / TRIALS_JSONL).write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
@@ -47,6 +50,7 @@ def write_report(
         results=summarize(records, config),
         stopped_early=stopped_early,
         forks_of=forks_of,
+        provenance=provenance,
     )
     (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return _write_document(directory, document, records)
