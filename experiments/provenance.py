@@ -17,7 +17,6 @@ from pydantic import BaseModel
 from contracts.errors import StarterError
 from experiments.config import ExperimentConfig, ProviderSpec
 from lab.models.local_model import resolve_model
-from lab.processes.temporal_server import temporal_cli
 from settings import PROJECT_ROOT
 
 UNKNOWN = "unknown"
@@ -99,6 +98,10 @@ def _version(distribution: str) -> str:
 
 
 def _temporal_cli() -> str:
+    # Here, not at the top: it loads Temporal's SDK, which commands that only read a report's
+    # results must not wait for.
+    from lab.processes.temporal_server import temporal_cli
+
     try:
         done = subprocess.run([str(temporal_cli()), "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired, StarterError):

@@ -8,6 +8,7 @@ under the data directory already (`workspaces/`, `ledgers/`).
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 from contextlib import closing
@@ -26,7 +27,12 @@ def keep_record(cluster: Path, report: Path) -> Path | None:
     for name in (TEMPORAL_DB, OPS_DB):
         if (cluster / name).is_file():
             target.mkdir(exist_ok=True)
-            _copy_database(cluster / name, target / name)
+            try:
+                _copy_database(cluster / name, target / name)
+            except sqlite3.Error:
+                with contextlib.suppress(OSError):
+                    target.rmdir()  # when nothing else is in it
+                raise
             kept = target
     return kept
 
@@ -50,5 +56,9 @@ def restore_record(report: Path, cluster: Path) -> None:
 def _copy_database(source: Path, target: Path) -> None:
     # SQLite's backup API: one consistent file, with what its write-ahead log held folded in
     # (a plain copy of the file alone could miss the last transactions).
-    with closing(sqlite3.connect(source)) as reading, closing(sqlite3.connect(target)) as writing:
-        reading.backup(writing)
+    try:
+        with closing(sqlite3.connect(source)) as reading, closing(sqlite3.connect(target)) as writing:
+            reading.backup(writing)
+    except sqlite3.Error:
+        target.unlink(missing_ok=True)  # no half a record: a reader would take it for one
+        raise

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +24,15 @@ from experiments.config import ExperimentConfig, FaultKind, with_experiment_sett
 from experiments.config_loader import ConfigError
 from experiments.provenance import provenance
 from experiments.record import keep_record
+from experiments.resume import (
+    ExperimentStart,
+    Part,
+    finished_trials,
+    prepare_cluster,
+    read_start,
+    resumed_part,
+    write_start,
+)
 from experiments.trial_record import TrialRecord
 from lab.runs.catalog import load_task
 from settings import data_dir
@@ -30,6 +41,7 @@ from settings import data_dir
 # rich (seconds): they are imported when an experiment runs, so that the CLI can check a config
 # or find a report through this module without waiting for them.
 if TYPE_CHECKING:
+    from experiments.harness import LabCluster
     from experiments.progress import TrialProgress
     from experiments.trials import TrialSpec
 
@@ -65,64 +77,117 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
     """Run every trial, write the report, return its directory.
 
     The directory keeps the report and every trial recorded (`trials.jsonl`, appended as each
-    ends), and, for an experiment that ran to its end, the cluster's databases (`record/`: its
-    histories and worlds, which a counterfactual asked for later forks trials from); `scratch/`
-    (the databases as the cluster wrote them, its logs, the fault book, the baseline's files)
-    goes when the experiment ends, however it ends (a SIGKILL aside). When the lab
-    itself failed (an infrastructure error in a trial, or an error that ended the experiment),
-    the logs and the failed trials' files are kept first, under `logs/`, for a person to read.
+    ends), what the experiment started with (`experiment.json`, for `resume_experiment`), and
+    the cluster's databases (`record/`: its histories and worlds, which a counterfactual asked
+    for later forks trials from); `scratch/` (the databases as the cluster wrote them, its logs,
+    the fault book, the baseline's files) goes when the experiment ends, however it ends (a
+    SIGKILL aside). When the lab itself failed (an infrastructure error in a trial, or an error
+    that ended the experiment), the logs and the failed trials' files are kept first, under
+    `logs/`, for a person to read.
     """
-    from experiments.progress import TrialProgress
-    from experiments.report import write_report
-
     experiment_id = new_experiment_id(config)
-    directory = reports_dir() / experiment_id
-    scratch = directory / "scratch"
     specs = plan_trials(config, experiment_id)
     if not specs:
         raise ConfigError(
             f"no trial to run: no scenario runs on the config's runtimes ({', '.join(config.runtimes)}); "
             "list one of them in a scenario's `runtimes`, or leave it out"
         )
-    parallel = concurrency or config.concurrency
     # Before the first trial: what runs is what is recorded (a change made during the run is not).
     recorded = await asyncio.to_thread(provenance, config)
-    started = datetime.now(UTC)
-    print(
-        f"experiment {experiment_id}: {counted(len(specs), 'trial')}, {parallel} at a time -> {directory}", flush=True
+    start = ExperimentStart(
+        experiment_id=experiment_id, config=config, parts=[Part(started=datetime.now(UTC), provenance=recorded)]
     )
-    scratch.mkdir(parents=True)
-    trials: list[TrialRecord] = []
+    directory = reports_dir() / experiment_id
+    (directory / "scratch").mkdir(parents=True)
+    return await _run_part(directory, start, specs, [], concurrency or config.concurrency)
+
+
+async def resume_experiment(
+    directory: Path, config: ExperimentConfig | None, *, concurrency: int | None = None, allow_code_change: bool = False
+) -> Path:
+    """Run the trials of the experiment in `directory` that `trials.jsonl` does not hold, and
+    write its report over all of them (experiments.resume). `config`: the config file asked
+    for, refused unless it is the one the experiment started with."""
+    start = read_start(directory)
+    finished = finished_trials(directory)
+    now = await asyncio.to_thread(provenance, start.config)
+    part = resumed_part(start, config, now, allow_code_change, len(finished))
+    done = {record.trial_id for record in finished}
+    specs = [
+        replace(spec, resumption=len(start.parts))
+        for spec in plan_trials(start.config, start.experiment_id)
+        if spec.trial_id not in done
+    ]
+    start.parts.append(part)
+    prepare_cluster(directory, directory / "scratch")
+    (directory / "scratch").mkdir(exist_ok=True)
+    return await _run_part(directory, start, specs, finished, concurrency or start.config.concurrency)
+
+
+async def _run_part(
+    directory: Path, start: ExperimentStart, specs: list[TrialSpec], finished: list[TrialRecord], parallel: int
+) -> Path:
+    """Run `specs` (the trials not `finished` yet), then the report over every trial."""
+    from experiments.progress import TrialProgress
+    from experiments.report import write_report
+
+    config, experiment_id = start.config, start.experiment_id
+    scratch = directory / "scratch"
+    write_start(directory, start)
+    resumed = f", resuming after {counted(len(finished), 'finished trial')}" if finished else ""
+    print(
+        f"experiment {experiment_id}: {counted(len(specs), 'trial')}{resumed}, {parallel} at a time -> {directory}",
+        flush=True,
+    )
+    trials: list[TrialRecord] = list(finished)
     broken: InfrastructureError | None = None
     try:
         with TrialProgress(len(specs), parallel) as progress:
-            try:
-                await _run_trials(config, specs, parallel, directory, scratch, progress, trials)
-            except InfrastructureError as error:  # the report still covers the trials recorded
-                broken = error
+            if specs:
+                try:
+                    await _run_trials(config, specs, parallel, directory, scratch, progress, trials)
+                except InfrastructureError as error:  # the report still covers the trials recorded
+                    broken = error
             progress.status("writing the report")
-            order = {spec.trial_id: position for position, spec in enumerate(specs)}
-            trials.sort(key=lambda record: order[record.trial_id])
-            stopped = f"{broken}; {len(trials)} of {counted(len(specs), 'trial')} ran" if broken else ""
-            finished = datetime.now(UTC)
+            planned = plan_trials(config, experiment_id)
+            order = {spec.trial_id: position for position, spec in enumerate(planned)}
+            trials.sort(key=lambda record: order.get(record.trial_id, len(order)))
+            stopped = f"{broken}; {len(trials)} of {counted(len(planned), 'trial')} ran" if broken else ""
             write_report(
-                directory, config, experiment_id, trials, started, finished, stopped_early=stopped, provenance=recorded
+                directory,
+                config,
+                experiment_id,
+                trials,
+                start.started,
+                datetime.now(UTC),
+                stopped_early=stopped,
+                provenance=start.parts[0].provenance,
+                parts=start.parts,
             )
-            # The cluster has stopped: its histories and worlds are kept for counterfactuals
-            # asked for later (experiments/record.py).
+            # The cluster has stopped: its histories and worlds are kept for a resume or a
+            # counterfactual asked for later (experiments/record.py).
             await asyncio.to_thread(keep_record, scratch / "cluster", directory)
             progress.status("done")
         if lab_failed := [record.trial_id for record in trials if record.infrastructure_error]:
             _keep_logs(scratch, directory / LOGS_DIR, lab_failed)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        _keep_what_it_can(scratch / "cluster", directory)  # for the resume
+        print(
+            f"interrupted: {counted(len(trials), 'trial')} recorded in {directory}; run the rest with "
+            f"`uv run python -m starter experiment run --resume {directory}`",
+            flush=True,
+        )
+        raise
     except Exception:  # not an interruption: the lab broke, and its logs say how
         _keep_logs(scratch, directory / LOGS_DIR, [])
+        _keep_what_it_can(scratch / "cluster", directory)
         raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if broken is not None:
         raise InfrastructureError(
             f"experiment stopped: {broken}. The report of the {counted(len(trials), 'trial')} recorded is "
-            f"in {directory}"
+            f"in {directory}; run the rest with `experiment run --resume {directory}`"
         )
     return directory
 
@@ -130,9 +195,20 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
 LOGS_DIR = "logs"
 
 
+def _keep_what_it_can(cluster: Path, directory: Path) -> None:
+    """A part cut short keeps its cluster's databases for a resume, when they can be read: the
+    error or interruption that ended it is what the person must see, not one of this copy."""
+    try:
+        keep_record(cluster, directory)
+    except (OSError, sqlite3.Error) as error:
+        print(f"the runs' databases could not be kept ({error}): a resume starts them anew", flush=True)
+
+
 def _keep_logs(scratch: Path, kept: Path, trial_ids: list[str]) -> None:
-    """Move every log, and the files of the named trials' baseline attempts, out of scratch."""
-    wanted = [*scratch.rglob("*.log"), *(path for trial in trial_ids for path in scratch.glob(f"{trial}-a*"))]
+    """Move every log, and the files of the named trials' baseline attempts (those of a trial run
+    again in a resumed part included), out of scratch."""
+    attempts = [path for trial in trial_ids for pattern in ("-a*", "-r*-a*") for path in scratch.glob(trial + pattern)]
+    wanted = [*scratch.rglob("*.log"), *attempts]
     for path in wanted:
         target = kept / path.relative_to(scratch)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -166,6 +242,8 @@ async def _run_trials(
         LabCluster(scratch / "cluster") as cluster,
     ):
         provider = with_experiment_settings(served, config.provider)
+        if specs[0].resumption:
+            await _stop_cut_short(cluster)
         # At one trial at a time the local server's log between two marks is one trial's calls.
         server_log = LlamaLog(server_log_path()) if config.provider.kind == "local" and parallel == 1 else None
         faults = FaultBook(scratch / "faults.json")
@@ -210,3 +288,12 @@ async def _run_trials(
                 await one(spec)
             if down:
                 raise InfrastructureError(down[0])
+
+
+async def _stop_cut_short(cluster: LabCluster) -> None:
+    """In a resumed part: the runs a killed part left running are ended before any worker takes
+    them up again (their trials run again, under identities of their own)."""
+    assert cluster.client is not None
+    async for execution in cluster.client.list_workflows("ExecutionStatus = 'Running'"):
+        handle = cluster.client.get_workflow_handle(execution.id, run_id=execution.run_id)
+        await handle.terminate(reason="the experiment was resumed: this trial runs again from its start")

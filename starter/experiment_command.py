@@ -42,6 +42,37 @@ async def experiment_run(config_path: Path, concurrency: int | None) -> int:
     return 0
 
 
+async def experiment_resume(
+    directory: Path, config_path: Path | None, concurrency: int | None, allow_commit_change: bool
+) -> int:
+    """The trials of an experiment cut short that its directory does not hold yet."""
+    from experiments.config import ExperimentConfig
+
+    config = None
+    if config_path is not None:
+        try:
+            loaded = load_config(config_path)
+        except ConfigError as error:
+            raise StarterError(str(error)) from None
+        if not isinstance(loaded, ExperimentConfig):
+            raise StarterError(f"{config_path}: counterfactuals (`of:`) are not resumed; run them again")
+        config = loaded
+    if not directory.is_dir():
+        raise StarterError(f"--resume {directory}: no such directory (an experiment's, under data/reports/)")
+    from experiments.report import render_summary
+    from experiments.runner import resume_experiment
+
+    try:
+        done = await resume_experiment(
+            directory, config, concurrency=concurrency, allow_code_change=allow_commit_change
+        )
+    except ConfigError as error:
+        raise StarterError(str(error)) from None
+    print()
+    print(render_summary(done))
+    return 0
+
+
 def experiment_report(run_id: str | None, *, rewrite: bool = False) -> int:
     directory = find_report(run_id)
     from experiments.report import render_summary, rewrite_report

@@ -125,7 +125,10 @@ async def test_an_experiment_that_fails_keeps_its_logs_and_no_scratch(
         await run_experiment(load_config(small_config(tmp_path / "failing.yaml", "failing", trials=1)))
 
     (directory,) = reports_dir().glob("failing-*")
+    # What it started with (for a resume), and the logs; the cluster's unreadable database is
+    # not kept as a record.
     assert [path.relative_to(directory).as_posix() for path in sorted(directory.rglob("*"))] == [
+        "experiment.json",
         "logs",
         "logs/cluster",
         "logs/cluster/dev-server.log",

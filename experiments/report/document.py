@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from contracts.errors import ReportError
 from experiments.config import ExperimentConfig
 from experiments.metrics import ExperimentResults
 from experiments.provenance import Provenance
+from experiments.resume import Part
 from experiments.trial_record import TrialRecord
 
 REPORT_MD = "report.md"
@@ -35,6 +36,9 @@ class ResultsDocument(BaseModel):
     forks_of: str = ""
     # What produced the figures (experiments.provenance); None in results that predate it.
     provenance: Provenance | None = None
+    # The parts it ran in (experiments.resume): one for an experiment never resumed; none in
+    # results that predate them.
+    parts: list[Part] = Field(default_factory=list)
 
 
 def read_results(directory: Path) -> ResultsDocument:

@@ -24,7 +24,7 @@ def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = (
     sections = [
         f"# Experiment `{config.name}`: {document.experiment_id}",
         config.description,
-        *provenance_lines(document.provenance),
+        *provenance_lines(document.provenance, document.parts),
         *(
             [f"**Stopped early**: {document.stopped_early}. The figures are over the trials recorded before."]
             if document.stopped_early

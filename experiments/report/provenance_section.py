@@ -3,13 +3,16 @@ predates the record of it, and a warning when the code had changes that were not
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from experiments.provenance import Provenance
+from experiments.resume import Part
 
 # A dirty tree's files named in the report; the rest counted.
 _SHOWN_FILES = 10
 
 
-def provenance_lines(recorded: Provenance | None) -> list[str]:
+def provenance_lines(recorded: Provenance | None, parts: Sequence[Part] = ()) -> list[str]:
     """Markdown paragraphs for the report's top."""
     if recorded is None:
         return [
@@ -37,7 +40,21 @@ def provenance_lines(recorded: Provenance | None) -> list[str]:
         f"Python {recorded.python}, temporalio {recorded.temporalio}, {recorded.temporal_cli}; "
         f"{recorded.cpu}, {recorded.cores} cores{model}; config sha256 `{recorded.config_sha256[:16]}`."
     )
+    if len(parts) > 1:
+        said.append(_parts_line(parts))
     return said
+
+
+def _parts_line(parts: Sequence[Part]) -> str:
+    """An experiment resumed: when each part began, and any whose code was not the first's."""
+    told = []
+    for number, part in enumerate(parts[1:], start=2):
+        line = f"part {number} from {part.started:%Y-%m-%d %H:%M} UTC, after {part.trials_before} finished trials"
+        if part.code_changed:
+            dirty = ", uncommitted changes" if part.provenance.dirty else ""
+            line += f" **on other code** (commit `{part.provenance.commit[:12]}`{dirty}; --allow-commit-change)"
+        told.append(line)
+    return f"**Resumed**: run in {len(parts)} parts; " + "; ".join(told) + "."
 
 
 def provenance_line(recorded: Provenance | None) -> str:

@@ -20,6 +20,7 @@ from experiments.report.document import (
     read_trials,
 )
 from experiments.report.markdown import markdown_report
+from experiments.resume import Part
 from experiments.trial_record import TrialRecord
 
 
@@ -34,11 +35,12 @@ def write_report(
     stopped_early: str = "",
     forks_of: str = "",
     provenance: Provenance | None = None,
+    parts: Sequence[Part] = (),
 ) -> Path:
     """Write the whole report directory; returns the path of `report.md`. `stopped_early`: why
     the trials recorded are fewer than the config's; `forks_of`: the experiment whose trials
     these are, for counterfactuals of it made later; `provenance`: what produced them, recorded
-    as the experiment started."""
+    as the experiment started; `parts`: the parts it ran in, when it was resumed."""
     directory.mkdir(parents=True, exist_ok=True)
     records = list(trials)
     (directory / TRIALS_JSONL).write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
@@ -51,6 +53,7 @@ def write_report(
         stopped_early=stopped_early,
         forks_of=forks_of,
         provenance=provenance,
+        parts=list(parts),
     )
     (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return _write_document(directory, document, records)

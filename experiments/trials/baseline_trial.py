@@ -25,7 +25,7 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_ind
     killed_steps = 0
     resumed_at = None
     for attempt in range(1, BASELINE_ATTEMPTS + 1):
-        attempt_request = request.model_copy(update={"run_id": f"{spec.trial_id}-a{attempt}"})
+        attempt_request = request.model_copy(update={"run_id": f"{spec.identity}-a{attempt}"})
         run_ids.append(attempt_request.run_id)
         files = lab.scratch / attempt_request.run_id
         files.mkdir(parents=True, exist_ok=True)

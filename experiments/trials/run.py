@@ -70,10 +70,10 @@ async def _measure(
     result = outcome.result
     workspace = Path(result.workspace)
     deps = lab.cluster.dependencies
-    judged = await check(deps, workspace, spec.task.spec.postconditions, world_id=spec.trial_id)
+    judged = await check(deps, workspace, spec.task.spec.postconditions, world_id=spec.identity)
     duplicates = 0
     if ops_world.seed_file(spec.task.fixture_dir) is not None:
-        duplicates = duplicate_effects(await ops_world.world_state(deps.ops_url, spec.trial_id))
+        duplicates = duplicate_effects(await ops_world.world_state(deps.ops_url, spec.identity))
     fired, recovery = faults_fired(spec, lab, outcome, fault_index)
     if spec.runtime == "durable" and spec.scenario.kind == FaultKind.KILL:
         recovery = await durable_recovery(lab, result.run_id, fault_index)

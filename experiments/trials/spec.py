@@ -23,11 +23,20 @@ class TrialSpec:
     scenario: FaultScenario
     index: int
     seed: int
+    # The experiment's part that runs it (experiments.resume): 0 for the first; a trial run
+    # again after an earlier part was cut short is run under identities of its own.
+    resumption: int = 0
 
     @property
     def trial_id(self) -> str:
         runtime = self.runtime.replace("+", "-")
         return f"{self.experiment_id}-{self.task.spec.id}-{runtime}-{self.scenario.name}-{self.index}"
+
+    @property
+    def identity(self) -> str:
+        """What its runs and its world are named after: the trial's id, with the part that runs
+        it when that is a resumed one (the cut-short attempt's runs and world stay its own)."""
+        return self.trial_id if not self.resumption else f"{self.trial_id}-r{self.resumption}"
 
 
 @dataclass
@@ -50,8 +59,8 @@ def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
     if spec.scenario.kind == FaultKind.MODEL_NOISE and spec.scenario.noise is not None:
         provider = provider.model_copy(update={"noise": spec.scenario.noise.model_copy(update={"seed": spec.seed})})
     runtime = "durable" if spec.runtime == "durable" else "baseline"
-    request = build_request(spec.task, runtime, trial_id=spec.trial_id, provider=provider)
-    run_id = spec.trial_id if runtime == "durable" else f"{spec.trial_id}-a1"
+    request = build_request(spec.task, runtime, trial_id=spec.identity, provider=provider)
+    run_id = spec.identity if runtime == "durable" else f"{spec.identity}-a1"
     updates: dict[str, object] = {
         "run_id": run_id,
         "baseline_verifies": spec.runtime == "baseline+verifier",

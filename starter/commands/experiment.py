@@ -14,8 +14,22 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     experiment = commands.add_parser("experiment", help="run an experiment, or show its report")
     experiment_commands = experiment.add_subparsers(dest="experiment_command", required=True)
     run_experiment = experiment_commands.add_parser("run", help="every trial of a config, then a report")
-    run_experiment.add_argument("--config", type=Path, required=True, help="experiments/configs/NAME.yaml")
+    run_experiment.add_argument(
+        "--config", type=Path, help="experiments/configs/NAME.yaml (with --resume: must be the one it started with)"
+    )
     run_experiment.add_argument("--concurrency", type=positive_int, help="trials at once (default: the config's)")
+    run_experiment.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="run the trials an experiment's report directory does not hold yet (it was cut short), "
+        "keeping those it holds; refused if the code or config changed since it started",
+    )
+    run_experiment.add_argument(
+        "--allow-commit-change",
+        action="store_true",
+        help="with --resume: go on with other code than the experiment started with (the report names it)",
+    )
     run_experiment.set_defaults(handler=_run)
     report = experiment_commands.add_parser("report", help="print an experiment's tables (default: the latest)")
     report.add_argument(
@@ -30,8 +44,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _run(args: argparse.Namespace) -> int:
-    from starter.experiment_command import experiment_run
+    from contracts.errors import StarterError
+    from starter.experiment_command import experiment_resume, experiment_run
 
+    if args.resume is not None:
+        return asyncio.run(experiment_resume(args.resume, args.config, args.concurrency, args.allow_commit_change))
+    if args.allow_commit_change:
+        raise StarterError("--allow-commit-change goes with --resume DIR")
+    if args.config is None:
+        raise StarterError("experiment run needs --config FILE (a new experiment) or --resume DIR (one cut short)")
     return asyncio.run(experiment_run(args.config, args.concurrency))
 
 
