@@ -116,7 +116,7 @@ async def follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: P
                 elif (
                     progress.state in _MODEL_STATES and time.monotonic() - changed_at >= printer.calls.pace.show_after_s
                 ):
-                    await _show_model_call(handle, progress, printer.calls)
+                    await show_model_call(handle, progress, printer.calls)
             await asyncio.wait({outcome}, timeout=pause)
         result = outcome.result()
     finally:
@@ -140,7 +140,7 @@ _MODEL_CALLS = {
 }
 
 
-async def _show_model_call(
+async def show_model_call(
     handle: WorkflowHandle[AgentRunWorkflow, RunResult], progress: RunSnapshot, calls: ModelCallLine
 ) -> None:
     """The run's model call in flight, as the server records its pending activities: the worker

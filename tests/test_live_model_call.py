@@ -6,16 +6,22 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from temporalio.api.common.v1 import ActivityType
+from temporalio.api.enums.v1 import PendingActivityState
+from temporalio.api.workflow.v1 import PendingActivityInfo
+from temporalio.api.workflowservice.v1 import DescribeWorkflowExecutionResponse
 from temporalio.testing import WorkflowEnvironment
 
-from contracts import NoiseConfig, RunRequest
+from contracts import NoiseConfig, RunRequest, RunSnapshot, RunState, Usage
+from contracts import activity_names as named
 from lab.runs.catalog import load_task
 from lab.runs.run_request import build_request
 from starter.baseline_run import run_baseline
 from starter.connection import Connection
-from starter.durable_run import run_durable
+from starter.durable_run import run_durable, show_model_call
 from starter.live_call import LivePace, ModelCallLine
 from starter.render import Printer
 from tests.lab_dependencies import lab_deps
@@ -106,3 +112,46 @@ def test_on_a_terminal_the_line_updates_in_place_and_is_erased_before_the_step_l
     after = terminal.getvalue()[len(drawn) :]
     # Erased (rich goes back up to the line and clears it), and the step line printed in its place.
     assert after.rsplit("\x1b[1A\x1b[2K", 1)[1] == "  step  1 fix: read_file(path='a') -> committed\n"
+
+
+class _Described:
+    """What the server says of a run's pending activities (the part `describe` is read for)."""
+
+    def __init__(self, *pending: PendingActivityInfo) -> None:
+        self.raw_description = DescribeWorkflowExecutionResponse(pending_activities=list(pending))
+
+
+class _Handle:
+    def __init__(self, described: _Described) -> None:
+        self._described = described
+
+    async def describe(self) -> _Described:
+        return self._described
+
+
+def _pending(name: str, started_s_ago: float, *, attempt: int = 1, started: bool = True) -> PendingActivityInfo:
+    info = PendingActivityInfo(activity_id="7", activity_type=ActivityType(name=name), attempt=attempt)
+    info.state = (
+        PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+        if started
+        else PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED
+    )
+    info.last_started_time.FromDatetime(datetime.now(UTC) - timedelta(seconds=started_s_ago))
+    return info
+
+
+async def test_a_durable_call_is_read_from_the_pending_activity_of_any_build() -> None:
+    said: list[str] = []
+    line = ModelCallLine(io.StringIO(), said.append, LivePace(show_after_s=2.0, first_s=10.0, again_s=30.0))
+    snapshot = RunSnapshot(state=RunState.PROPOSING, step=4, usage=Usage(input_tokens=900, output_tokens=100))
+    snapshot.subtask.id = "fix-median"
+    for described in (
+        _Described(_pending(named.EXECUTE_AND_CHECK, 60)),  # a tool's run: no model call
+        _Described(_pending(named.RECORD_THEN_PROPOSE, 60, started=False)),  # waits for a worker
+        _Described(_pending("propose_action", 42, attempt=2)),  # a build before the fused activity
+    ):
+        await show_model_call(_Handle(described), snapshot, line)  # type: ignore[arg-type]
+    assert len(said) == 1 and said[0].startswith("  model call for step 4 (fix-median): running 4"), said
+    assert said[0].endswith(" s (attempt 2), ~1000 tokens so far")
+    await show_model_call(_Handle(_Described(_pending(named.COMPILE_GOAL, 12))), snapshot, line)  # type: ignore[arg-type]
+    assert said[1].startswith("  model call to interpret the goal: running 1"), said
