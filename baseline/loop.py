@@ -11,6 +11,7 @@ the same sandbox, and the same host-disk budget per run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -46,6 +47,8 @@ from contracts.counts import counted
 from contracts.errors import LabError, ProviderError, ProviderUnavailable
 
 StepCallback = Callable[[StepRecord], None]
+# Around each model call (its retries included): the step it proposes, and the run's usage so far.
+ModelCallWatch = Callable[[int, Usage], contextlib.AbstractAsyncContextManager[object]]
 In = TypeVar("In")
 Out = TypeVar("Out")
 
@@ -56,6 +59,7 @@ class BaselineLoop:
         deps: Dependencies,
         *,
         on_step: StepCallback | None = None,
+        on_model_call: ModelCallWatch | None = None,
         attempts: int = 3,
         retry_delay_s: float = 1.0,
     ) -> None:
@@ -63,6 +67,7 @@ class BaselineLoop:
         whoever runs the loop, as a worker hands its own to its activities."""
         self._deps = deps
         self._on_step = on_step or (lambda record: None)
+        self._on_model_call = on_model_call or (lambda step, usage: contextlib.nullcontext())
         self._attempts = attempts
         self._retry_delay_s = retry_delay_s
         self._failed_attempts = Usage()
@@ -99,7 +104,8 @@ class BaselineLoop:
                 step=step,
             )
             try:
-                proposed = await self._retrying(propose_action, asked)
+                async with self._on_model_call(step, usage + self._failed_attempts):
+                    proposed = await self._retrying(propose_action, asked)
             except LabError as error:
                 outcome, reason = RunState.FAILED, f"model call failed: {type(error).__name__}: {error}"
                 break

@@ -9,6 +9,7 @@ from agent.sandbox import SandboxUnavailable, report_for
 from baseline import BaselineLoop
 from contracts import RunRequest, RunResult
 from contracts.errors import StarterError
+from starter.live_call import for_step
 from starter.render import Printer
 
 
@@ -21,4 +22,10 @@ async def run_baseline(request: RunRequest, printer: Printer, deps: Dependencies
         printer.sandbox(await asyncio.to_thread(report_for, deps))
     except SandboxUnavailable as error:
         raise StarterError(f"sandbox: {error}") from None
-    return await BaselineLoop(deps, on_step=printer.step).run(request)
+    loop = BaselineLoop(
+        deps,
+        on_step=printer.step,
+        # The step a call proposes is named as its step line names it: by the task.
+        on_model_call=lambda step, usage: printer.calls.during(for_step(step, request.task_id), usage.total_tokens),
+    )
+    return await loop.run(request)

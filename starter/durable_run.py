@@ -5,17 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from datetime import UTC, datetime
 from urllib.parse import quote
 
+from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.client import Client, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError
 
 from agent.dependencies import Dependencies
-from contracts import TASK_QUEUE, RunRequest, RunResult, RunState
+from contracts import TASK_QUEUE, RunRequest, RunResult, RunSnapshot, RunState
+from contracts import activity_names as named
 from host.build import build_worker
 from lab.runs.durable_start import start_durable_run
 from starter.connection import Connection
+from starter.live_call import ModelCallLine, for_step
 from starter.render import Printer
 from workflows import AgentRunWorkflow, visibility
 from workflows.outcome import run_result
@@ -82,6 +86,7 @@ async def follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: P
     sandbox_said = False
     asked_step: int | None = None  # the step whose approval request was shown
     pause = _POLL_FIRST_S
+    changed_at = time.monotonic()
     try:
         while not outcome.done():
             try:
@@ -105,10 +110,18 @@ async def follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: P
                 changed = bool(progress.steps) or progress.state != last_state
                 pause = _POLL_FIRST_S if changed else min(pause * 2, _POLL_MOST_S)
                 last_state = progress.state
+                if changed:
+                    changed_at = time.monotonic()
+                    printer.calls.clear()
+                elif (
+                    progress.state in _MODEL_STATES and time.monotonic() - changed_at >= printer.calls.pace.show_after_s
+                ):
+                    await show_model_call(handle, progress, printer.calls)
             await asyncio.wait({outcome}, timeout=pause)
         result = outcome.result()
     finally:
         outcome.cancel()
+        printer.calls.clear()
     for record in result.steps[shown:]:
         printer.step(record)
     return result
@@ -116,6 +129,38 @@ async def follow(handle: WorkflowHandle[AgentRunWorkflow, RunResult], printer: P
 
 # Phases worth a line of their own; steps are printed as they are recorded.
 _PHASES = frozenset({RunState.PREPARING, RunState.COMPILING_GOAL, RunState.PLANNING, RunState.ACCEPTING})
+# The states a run makes a model call in, and the activities that are one, by the names histories
+# record (a watched run may have started on a build that still scheduled the retired ones).
+_MODEL_STATES = frozenset({RunState.COMPILING_GOAL, RunState.PLANNING, RunState.REPLANNING, RunState.PROPOSING})
+_PROPOSALS = frozenset({named.RECORD_THEN_PROPOSE, "propose_action"})
+_MODEL_CALLS = {
+    named.COMPILE_GOAL: "to interpret the goal",
+    named.DRAFT_PLAN: "to draft the plan",
+    "plan": "to draft the plan",
+}
+
+
+async def show_model_call(
+    handle: WorkflowHandle[AgentRunWorkflow, RunResult], progress: RunSnapshot, calls: ModelCallLine
+) -> None:
+    """The run's model call in flight, as the server records its pending activities: the worker
+    that makes it may be another process (`watch`), so the workflow is asked nothing more."""
+    try:
+        described = await handle.describe()
+    except RPCError:
+        return  # the next poll asks again
+    for pending in described.raw_description.pending_activities:
+        name = pending.activity_type.name
+        what = for_step(progress.step, progress.subtask.id) if name in _PROPOSALS else _MODEL_CALLS.get(name)
+        if what is None or pending.state != PendingActivityState.PENDING_ACTIVITY_STATE_STARTED:
+            continue
+        started = pending.last_started_time.ToDatetime(tzinfo=UTC)
+        # The server's clock against this one's: the same machine's, or one kept in step by NTP.
+        elapsed_s = max((datetime.now(UTC) - started).total_seconds(), 0.0)
+        call = (pending.activity_id, pending.attempt, started)
+        calls.show(call, what, elapsed_s, progress.usage.total_tokens, pending.attempt)
+        return
+    calls.clear()  # between attempts, or the call has just ended
 
 
 class _Unanswered:

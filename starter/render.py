@@ -9,18 +9,22 @@ from typing import TextIO
 
 from contracts import PendingApproval, PostconditionResult, RunResult, RunState, SandboxReport, StepRecord
 from contracts.counts import counted
+from starter.live_call import LivePace, ModelCallLine
 
 
 class Printer:
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, *, pace: LivePace | None = None) -> None:
         self._stream = stream or sys.stdout
         self._closed = False
+        # The model call in flight, if one has run a while (starter.live_call).
+        self.calls = ModelCallLine(self._stream, self.line, pace)
         # A fork's steps up to here are its parent's, carried over, not run: they say so.
         self.carried_through = 0
 
     def line(self, text: str = "") -> None:
         if self._closed:
             return
+        self.calls.clear()  # a live line is erased, not overwritten: it is drawn again below
         try:
             print(text, file=self._stream, flush=True)
         except BrokenPipeError:
