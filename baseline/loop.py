@@ -97,6 +97,7 @@ class BaselineLoop:
                 workspace_files=prepared_workspace.files,
                 run_id=request.run_id,
                 step=step,
+                tools=request.tools,
             )
             try:
                 proposed = await self._retrying(propose_action, asked)
@@ -126,7 +127,14 @@ class BaselineLoop:
                 earlier = for_rule(proposal, effects)
                 tmp = await selected_private_tmp(self._deps)  # /tmp is the command's own in this sandbox
                 verdict = await asyncio.to_thread(
-                    verify, Path(workspace), proposal, request.profile, executed, earlier, private_tmp=tmp
+                    verify,
+                    Path(workspace),
+                    proposal,
+                    request.profile,
+                    executed,
+                    earlier,
+                    private_tmp=tmp,
+                    offered=request.tools,
                 )
                 if not verdict.allowed:
                     said = feedback.after_verdict(verdict)
@@ -142,6 +150,8 @@ class BaselineLoop:
                 step=step,
                 world_id=request.world_id,
                 disk_left_bytes=disk_left(request.budget, disk),
+                # Without a verifier too, only what the task offers runs (agent.execution).
+                tools=request.tools,
             )
             try:
                 result = await self._retrying(execute, execution)

@@ -215,6 +215,10 @@ class RunRequest(BaseModel):
     parallel_subtasks: bool = False
     # Set by such a run for each of its children: which subtask the child does.
     subtask: SubtaskOrigin | None = None
+    # The tools the task offers (TaskSpec.offered_tools), the only ones shown to the model and
+    # run. None: every tool, as runs made before tasks declared theirs; left out of the JSON
+    # then, so their recorded histories are written again byte for byte.
+    tools: list[str] | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @property
     def world_id(self) -> str:
