@@ -5,7 +5,7 @@ envelope. The baseline passes the same envelopes to the same core functions.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -19,15 +19,9 @@ from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
 from contracts.sandbox import SandboxReport
+from contracts.tools import offered_tools
 from contracts.usage import Usage
 from contracts.wire_names import WIRE_NAMES, renamed
-
-
-def offered_tools() -> Any:
-    """The field carrying the tools a run's task offers (RunRequest.tools): None for every tool,
-    as before tasks declared theirs, and then left out of the JSON, so an input recorded before
-    the field existed is written again byte for byte."""
-    return Field(default=None, exclude_if=lambda value: value is None)
 
 
 class PrepareWorkspaceInput(BaseModel):

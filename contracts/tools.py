@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field
 
 from contracts.actions import RiskLevel
 
@@ -74,6 +77,14 @@ def resolve_tools(names: Iterable[str]) -> list[str]:
         )
     wanted = {tool for name in names for tool in TOOL_GROUPS.get(name, (name,))}
     return [tool for tool in TOOL_FACTS if tool in wanted]
+
+
+def offered_tools() -> Any:
+    """The field carrying the tools a run's task offers (RunRequest.tools, and the inputs of the
+    calls that show or run a tool): None for every tool, as before tasks declared theirs, and
+    then left out of the JSON, so a value recorded before the field existed is written again
+    byte for byte."""
+    return Field(default=None, exclude_if=lambda value: value is None)
 
 
 def not_offered(tool: str | None, offered: Iterable[str] | None) -> str | None:
