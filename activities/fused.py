@@ -54,7 +54,7 @@ class FusedActivities:
             # In a thread: fingerprinting the workspace reads its files.
             workspace = Path(call.workspace)
             verdict = await asyncio.to_thread(
-                verify, workspace, call.proposal, request.profile, request.executed, request.effects
+                verify, workspace, call.proposal, request.profile, request.executed, request.effects, offered=call.tools
             )
             if verdict.decision != "allow":
                 return VerifiedRead(verdict=verdict)

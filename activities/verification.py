@@ -36,4 +36,5 @@ class VerificationActivities:
                 request.executed,
                 request.effects,
                 private_tmp=private_tmp,
+                offered=request.tools,
             )

@@ -26,6 +26,7 @@ from agent.verification import describe_validation_error
 from contracts import ExecuteToolInput, ResourceLimit, ToolResult
 from contracts.budget import mib
 from contracts.errors import ToolError, ToolUnavailable
+from contracts.tools import not_offered
 
 
 async def execute(deps: Dependencies, request: ExecuteToolInput) -> ToolResult:
@@ -33,6 +34,10 @@ async def execute(deps: Dependencies, request: ExecuteToolInput) -> ToolResult:
     tool = TOOLS.get(name)
     if tool is None:
         return ToolResult(tool=name, ok=False, error=f"unknown tool {name!r}")
+    if (absent := not_offered(name, request.tools)) is not None:
+        # Not a policy question, so not the verifier's alone: a runtime that runs without one
+        # (the baseline) still runs only what the task offers.
+        return ToolResult(tool=name, ok=False, error=absent)
     try:
         arguments = tool.arguments.model_validate(request.proposal.arguments)
     except ValidationError as error:

@@ -30,7 +30,7 @@ from contracts import (
 
 
 async def compile_goal(deps: Dependencies, request: CompileGoalInput) -> CompileGoalResult:
-    reply = await build_provider(request.provider, deps).interpret_goal(request.goal)
+    reply = await build_provider(request.provider, deps).interpret_goal(request.goal, tool_specs(request.tools))
     spec = GoalSpec(
         goal=request.goal,
         summary=reply.value.summary,
@@ -44,10 +44,11 @@ async def compile_goal(deps: Dependencies, request: CompileGoalInput) -> Compile
 async def draft_plan(deps: Dependencies, request: DraftPlanInput) -> DraftPlanResult:
     spec = request.goal_spec
     provider = build_provider(request.provider, deps)
+    tools = tool_specs(request.tools)
     if request.revision is None:
-        reply = await provider.draft_plan(spec.goal, spec.summary, tool_specs())
+        reply = await provider.draft_plan(spec.goal, spec.summary, tools)
     else:
-        reply = await provider.draft_plan(spec.goal, spec.summary, tool_specs(), request.revision)
+        reply = await provider.draft_plan(spec.goal, spec.summary, tools, request.revision)
     return DraftPlanResult(plan=with_acceptance(reply.value, spec.acceptance), usage=reply.usage)
 
 
@@ -73,7 +74,7 @@ async def propose_action(deps: Dependencies, request: ProposeActionInput) -> Pro
     if request.workspace and not request.workspace_files:
         listing = await asyncio.to_thread(workspace_files, Path(request.workspace))
         request = request.model_copy(update={"workspace_files": listing})
-    result = await build_provider(request.provider, deps).propose(request, tool_specs())
+    result = await build_provider(request.provider, deps).propose(request, tool_specs(request.tools))
     # A crash here loses an answer already paid for: the retry pays again.
     await faults.reach(deps.fault_plan, FaultPoint.MODEL_CALL, run_id=request.run_id, step=request.step)
     return result

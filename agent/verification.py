@@ -32,6 +32,7 @@ from contracts.approval import proposal_digest
 from contracts.effects import EarlierEffect
 from contracts.errors import InvalidPath, PathOutsideWorkspace, WalkTooLong
 from contracts.policy import PolicyProfile
+from contracts.tools import not_offered
 
 
 def verify(
@@ -42,19 +43,24 @@ def verify(
     effects: Sequence[EarlierEffect] = (),
     *,
     private_tmp: bool = False,
+    offered: Sequence[str] | None = None,
 ) -> Verdict:
     """`executed`: the run's earlier calls worth remembering (executed_call). Given (a runtime's verifier), the
     workspace is fingerprinted (blocking: it reads the files) and a call that already ran on
     the same files is refused; None (a policy check alone) skips both. `effects`: the run's
     earlier effects the tool's approval rule adds to this call (agent.earlier_effects.for_rule).
     `private_tmp`: whether the sandbox that runs commands gives them a /tmp of their own
-    (`Sandbox.private_tmp`), where a command may then work as in the workspace."""
+    (`Sandbox.private_tmp`), where a command may then work as in the workspace. `offered`: the
+    tools the run's task offers (RunRequest.tools; None: every tool); any other is refused first,
+    whatever its arguments: for this run it does not exist."""
     if proposal.kind != "tool_call":
         return _reject(ReasonCode.NOT_A_TOOL_CALL, f"a {proposal.kind} proposal runs no tool")
     tool = TOOLS.get(proposal.tool or "")
     if tool is None:
-        known = ", ".join(sorted(TOOLS))
+        known = ", ".join(sorted(TOOLS) if offered is None else offered)
         return _reject(ReasonCode.UNKNOWN_TOOL, f"unknown tool {proposal.tool!r}; tools: {known}")
+    if (absent := not_offered(tool.name, offered)) is not None:
+        return _reject(ReasonCode.TOOL_NOT_OFFERED, absent)
     try:
         arguments = tool.arguments.model_validate(proposal.arguments)
     except ValidationError as error:

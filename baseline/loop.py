@@ -102,6 +102,7 @@ class BaselineLoop:
                 workspace_files=prepared_workspace.files,
                 run_id=request.run_id,
                 step=step,
+                tools=request.tools,
             )
             try:
                 async with self._on_model_call(step, usage + self._failed_attempts):
@@ -132,7 +133,14 @@ class BaselineLoop:
                 earlier = for_rule(proposal, effects)
                 tmp = await selected_private_tmp(self._deps)  # /tmp is the command's own in this sandbox
                 verdict = await asyncio.to_thread(
-                    verify, Path(workspace), proposal, request.profile, executed, earlier, private_tmp=tmp
+                    verify,
+                    Path(workspace),
+                    proposal,
+                    request.profile,
+                    executed,
+                    earlier,
+                    private_tmp=tmp,
+                    offered=request.tools,
                 )
                 if not verdict.allowed:
                     said = feedback.after_verdict(verdict)
@@ -148,6 +156,8 @@ class BaselineLoop:
                 step=step,
                 world_id=request.world_id,
                 disk_left_bytes=disk_left(request.budget, disk),
+                # Without a verifier too, only what the task offers runs (agent.execution).
+                tools=request.tools,
             )
             try:
                 result = await self._retrying(execute, execution)

@@ -39,6 +39,8 @@ class ReasonCode(StrEnum):
     ALLOWED = "allowed"
     NOT_A_TOOL_CALL = "not_a_tool_call"
     UNKNOWN_TOOL = "unknown_tool"
+    # A tool the run's task does not offer (TaskSpec.tools): not shown to the model, not run
+    TOOL_NOT_OFFERED = "tool_not_offered"
     INVALID_ARGUMENTS = "invalid_arguments"
     PATH_OUTSIDE_WORKSPACE = "path_outside_workspace"
     # Commands, from parsing them (agent.policy)

@@ -19,6 +19,7 @@ from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
 from contracts.sandbox import SandboxReport
+from contracts.tools import offered_tools
 from contracts.usage import Usage
 from contracts.wire_names import WIRE_NAMES, renamed
 
@@ -95,6 +96,8 @@ class CompileGoalInput(BaseModel):
     goal: str
     # The task's declared postconditions, carried into the GoalSpec unchanged.
     acceptance: list[Postcondition] = Field(default_factory=list)
+    # The tools the prompt lists (names; the worker adds their specs).
+    tools: list[str] | None = offered_tools()
 
 
 class CompileGoalResult(BaseModel):
@@ -108,6 +111,7 @@ class DraftPlanInput(BaseModel):
     goal_spec: GoalSpec
     # Set when the run drafts its plan again (a subtask out of budget, a merge conflict).
     revision: PlanRevision | None = None
+    tools: list[str] | None = offered_tools()
 
 
 class DraftPlanResult(BaseModel):
@@ -143,6 +147,8 @@ class ProposeActionInput(BaseModel):
     # Which attempt of this call this is: set by whoever retries it (the Temporal activity
     # from its attempt number, the baseline from its own count).
     attempt: int = Field(default=1, ge=1)
+    # The tools the prompt lists and the answer's schema allows (names: the worker adds the specs).
+    tools: list[str] | None = offered_tools()
 
 
 class ProposeActionResult(BaseModel):
@@ -164,6 +170,8 @@ class VerifyProposalInput(BaseModel):
     # The run's earlier effects that the proposal's approval rule reads (those of its tool,
     # agent.earlier_effects.for_rule): a limit over the run, not one call.
     effects: list[EarlierEffect] = Field(default_factory=list)
+    # A tool outside these is refused before anything else is checked.
+    tools: list[str] | None = offered_tools()
 
 
 class ExecuteToolInput(BaseModel):
@@ -180,6 +188,8 @@ class ExecuteToolInput(BaseModel):
     # What is left of the run's host-disk budget (RunBudget.max_disk_bytes): a command may grow
     # the workspace, and store output, by no more than this. None: no run budget applies.
     disk_left_bytes: int | None = Field(default=None, ge=0)
+    # A tool outside these is not run (and, in VerifyAndReadInput, not allowed by the verifier).
+    tools: list[str] | None = offered_tools()
 
 
 class CheckPostconditionsInput(BaseModel):

@@ -19,6 +19,7 @@ from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
 from contracts.run_state import RunState
 from contracts.sandbox import SandboxReport
+from contracts.tools import offered_tools
 from contracts.usage import Usage
 from contracts.wire_names import WIRE_NAMES, renamed
 
@@ -215,6 +216,9 @@ class RunRequest(BaseModel):
     parallel_subtasks: bool = False
     # Set by such a run for each of its children: which subtask the child does.
     subtask: SubtaskOrigin | None = None
+    # The tools the task offers (TaskSpec.offered_tools), the only ones shown to the model and
+    # run (None: every tool, as in runs recorded before tasks declared theirs).
+    tools: list[str] | None = offered_tools()
 
     @property
     def world_id(self) -> str:

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from contracts.budget import RunBudget
 from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition
+from contracts.tools import DEFAULT_TOOLS, resolve_tools
+
+
+def _known(name: str) -> str:
+    resolve_tools([name])  # raises, naming what is known
+    return name
+
+
+# A tool's name or a group's (contracts.tools.TOOL_GROUPS), checked one by one, so that each
+# unknown one is a problem of its own place (`tools[2]`).
+ToolName = Annotated[str, AfterValidator(_known)]
 
 
 class TaskSpec(BaseModel):
@@ -26,3 +39,10 @@ class TaskSpec(BaseModel):
     profile: PolicyProfile = PolicyProfile.DEVELOPER
     # How the end state is judged, for both runtimes.
     postconditions: list[Postcondition] = Field(min_length=1)
+    # The tools its runs may call, by name or group (contracts.tools.TOOL_GROUPS): only these are
+    # shown to the model and run, in both runtimes. By default a coding task's, the workspace's.
+    tools: list[ToolName] = Field(default_factory=lambda: list(DEFAULT_TOOLS), min_length=1)
+
+    def offered_tools(self) -> list[str]:
+        """`tools` as the tool names they stand for, in the registry's order."""
+        return resolve_tools(self.tools)

@@ -70,8 +70,8 @@ class FlakyProvider:
     def __init__(self, inner: ScriptedProvider) -> None:
         self._inner = inner
 
-    async def interpret_goal(self, goal: str):  # type: ignore[no-untyped-def]
-        return await self._inner.interpret_goal(goal)
+    async def interpret_goal(self, goal: str, tools: list[ToolSpec] | None = None):  # type: ignore[no-untyped-def]
+        return await self._inner.interpret_goal(goal, tools)
 
     async def draft_plan(self, goal: str, summary: str, tools: list[ToolSpec]):  # type: ignore[no-untyped-def]
         return await self._inner.draft_plan(goal, summary, tools)

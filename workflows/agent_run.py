@@ -169,14 +169,16 @@ async def _start(run: Run) -> None:
     snapshot.workspace_files = workspace.files
 
     run.move(S.COMPILING_GOAL)
-    goal = CompileGoalInput(provider=request.provider, goal=request.goal, acceptance=request.acceptance)
+    goal = CompileGoalInput(
+        provider=request.provider, goal=request.goal, acceptance=request.acceptance, tools=request.tools
+    )
     compiled = await calls.call(named.COMPILE_GOAL, goal, CompileGoalResult, options.MODEL, "interpret the goal")
     snapshot.usage += compiled.usage + compiled.failed_attempts
     snapshot.wasted += compiled.failed_attempts
     snapshot.goal_spec = compiled.goal_spec
 
     run.move(S.PLANNING)
-    planning = DraftPlanInput(provider=request.provider, goal_spec=compiled.goal_spec)
+    planning = DraftPlanInput(provider=request.provider, goal_spec=compiled.goal_spec, tools=request.tools)
     planned = await calls.call(named.DRAFT_PLAN, planning, DraftPlanResult, options.MODEL, "draft a plan")
     snapshot.usage += planned.usage + planned.failed_attempts
     snapshot.wasted += planned.failed_attempts

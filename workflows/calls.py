@@ -94,6 +94,7 @@ async def verify(run: Run, proposal: ActionProposal) -> Verdict:
             profile=run.request.profile,
             executed=_earlier_runs(run, proposal),
             effects=_earlier_effects(run, proposal),
+            tools=run.request.tools,
         ),
         result_type=Verdict,
         start_to_close_timeout=options.VERIFY.start_to_close,

@@ -71,6 +71,7 @@ async def run_subtask_steps(run: Run, subtask: Subtask, index: int, *, resumed: 
                 workspace_files=snapshot.workspace_files,
                 run_id=run.run_id,
                 step=snapshot.step,
+                tools=request.tools,
             )
             # The last step's record first, if it waits, in the same activity.
             proposed = await calls.propose(run, asked, f"step {snapshot.step}: propose ({subtask.id})")
@@ -124,6 +125,7 @@ async def _tool_step(run: Run, subtask: Subtask, proposal: ActionProposal, usage
         world_id=run.request.world_id,
         checkpoint=snapshot.checkpoint,
         disk_left_bytes=disk_left(run.request.budget, run.disk()),
+        tools=run.request.tools,
     )
     read_only = proposal.tool in READ_ONLY_TOOLS
     run.move(S.VERIFYING)

@@ -214,7 +214,7 @@ async def _revise(run: Run, reason: str) -> str | None:
     if goal_spec is None:
         raise ApplicationError("a plan is revised only after the goal is compiled", non_retryable=True)
     revision = PlanRevision(version=version + 1, reason=reason, done=list(snapshot.plan_progress.merged))
-    asked = DraftPlanInput(provider=request.provider, goal_spec=goal_spec, revision=revision)
+    asked = DraftPlanInput(provider=request.provider, goal_spec=goal_spec, revision=revision, tools=request.tools)
     summary = f"revise the plan: v{version} -> v{version + 1}"
     planned = await calls.call(named.DRAFT_PLAN, asked, DraftPlanResult, options.MODEL, summary)
     snapshot.usage += planned.usage + planned.failed_attempts

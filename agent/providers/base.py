@@ -24,7 +24,9 @@ class ModelProvider(Protocol):
     caller can feed it back to the model instead of retrying blindly.
     """
 
-    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]: ...
+    async def interpret_goal(self, goal: str, tools: list[ToolSpec] | None = None) -> Reply[GoalInterpretation]:
+        """`tools`: those the prompt lists (the run's offered tools); None: every tool."""
+        ...
 
     async def draft_plan(
         self, goal: str, summary: str, tools: list[ToolSpec], revision: PlanRevision | None = None

@@ -69,8 +69,8 @@ class NoisyProvider:
         self._log_dir = log_dir
         self._noise = noise
 
-    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
-        return await self._inner.interpret_goal(goal)
+    async def interpret_goal(self, goal: str, tools: list[ToolSpec] | None = None) -> Reply[GoalInterpretation]:
+        return await self._inner.interpret_goal(goal, tools)
 
     async def draft_plan(
         self, goal: str, summary: str, tools: list[ToolSpec], revision: PlanRevision | None = None

@@ -56,9 +56,9 @@ class OpenAIProvider:
         self._api_key = api_key
         self._strict = config.structured_output == "json_schema"
 
-    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
+    async def interpret_goal(self, goal: str, tools: list[ToolSpec] | None = None) -> Reply[GoalInterpretation]:
         schema = schemas.goal_schema(strict=self._strict)
-        messages = prompts.goal_messages(goal, tool_specs())
+        messages = prompts.goal_messages(goal, tool_specs() if tools is None else tools)
         value, usage = await self._ask_repairing(messages, "goal_interpretation", schema, parse_goal)
         fallback = GoalInterpretation(summary=goal.strip() or "(no goal given)")
         return Reply(value if value is not None else fallback, usage)

@@ -32,7 +32,7 @@ class ScriptedProvider:
     def __init__(self, script_path: str) -> None:
         self._path = project_path(script_path)
 
-    async def interpret_goal(self, goal: str) -> Reply[GoalInterpretation]:
+    async def interpret_goal(self, goal: str, tools: list[ToolSpec] | None = None) -> Reply[GoalInterpretation]:
         started = time.perf_counter()
         script = await self._script()
         return Reply(script.goal, _usage(goal, script.goal.model_dump_json(), started))

@@ -6,7 +6,7 @@ verifier and the executor validate against the same model.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -174,10 +174,12 @@ READ_ONLY_TOOLS = frozenset(tool.name for tool in _TOOLS if tool.risk == RiskLev
 
 
 @cache
-def _specs() -> tuple[ToolSpec, ...]:
-    # Every proposal lists the tools; their JSON schemas are built once per process.
-    return tuple(tool.spec() for tool in _TOOLS)
+def _specs(offered: frozenset[str] | None) -> tuple[ToolSpec, ...]:
+    # Every proposal lists the tools; their JSON schemas are built once per process and offer.
+    return tuple(tool.spec() for tool in _TOOLS if offered is None or tool.name in offered)
 
 
-def tool_specs() -> list[ToolSpec]:
-    return [spec.model_copy() for spec in _specs()]
+def tool_specs(offered: Iterable[str] | None = None) -> list[ToolSpec]:
+    """The specs of the tools a run's task offers (RunRequest.tools), in the registry's order;
+    None: every tool."""
+    return [spec.model_copy() for spec in _specs(None if offered is None else frozenset(offered))]

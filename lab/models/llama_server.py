@@ -118,11 +118,12 @@ async def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log_path:
 
 
 async def keep_only_the_system_prompt(base_url: str) -> None:
-    """Leave the server's prompt cache holding the system message every call of every run begins
-    with, and nothing of a task: a trial then starts as the first run of its task would, whatever
-    trial ran before it. Without this, a trial right after one of the same task found its first
-    prompt already read (in small-20261201-113217 the baseline's first call evaluated 18 tokens
-    and baseline+verifier's 1, where the durable runtime's, after another task, evaluated 189)."""
+    """Leave the server's prompt cache holding the system message with every tool (each run's
+    lists its task's tools, a start shared with this one), and nothing of a task: a trial then
+    starts as the first run of its task would, whatever trial ran before it. Without this, a
+    trial right after one of the same task found its first prompt already read (in
+    small-20261201-113217 the baseline's first call evaluated 18 tokens and baseline+verifier's
+    1, where the durable runtime's, after another task, evaluated 189)."""
     request = {
         "model": MODEL_ALIAS,
         "messages": [{"role": "system", "content": agent_system(tool_specs())}],

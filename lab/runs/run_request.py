@@ -41,4 +41,5 @@ def build_request(
         budget=budget,
         profile=task.spec.profile,
         parallel_subtasks=parallel_subtasks,
+        tools=task.spec.offered_tools(),
     )
