@@ -9,7 +9,8 @@ from experiments.metrics import ArmMetrics
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
 from experiments.report.document import REPORT_MD, read_results
 
-_SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "wall s", "tokens u/w"]
+_SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "unapproved"]
+_SUMMARY_HEADERS += ["wall s", "tokens u/w"]
 
 
 def render_summary(directory: Path) -> str:
@@ -50,6 +51,7 @@ def _summary_row(arm: ArmMetrics, k: int) -> list[str]:
         *(pass_hat(arm, i) for i in sorted({1, k})),
         str(arm.duplicate_effects),
         str(arm.unsafe_actions_executed),
+        str(arm.unapproved_effects),
         seconds(arm.wall_time_median_s),
         f"{arm.tokens_useful}/{arm.tokens_wasted}",
     ]
