@@ -50,9 +50,9 @@ async def test_the_naive_baseline_fails_with_an_unapproved_effect_and_the_report
     assert "| none | baseline | 0 | 0 | 1 |" in report, report
     assert UNAPPROVED_EFFECT in report
     summary = render_summary(directory).splitlines()
-    header = next(line for line in summary if line.startswith("scenario") and "unapproved" in line)
+    header = next(line for line in summary if line.startswith("scenario") and "unapp" in line)
     row = next(line for line in summary if line.split()[:2] == ["none", "baseline"])
-    column = header.split().index("unapproved")
+    column = header.split().index("unapp")
     assert row.split()[column] == "1", "\n".join(summary)
 
 

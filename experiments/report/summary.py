@@ -9,8 +9,10 @@ from experiments.metrics import ArmMetrics
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
 from experiments.report.document import REPORT_MD, read_results
 
-_SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "unapproved"]
+# Short, for a terminal's 120 columns; `_LEGEND` says what the short ones count.
+_SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "unapp"]
 _SUMMARY_HEADERS += ["wall s", "tokens u/w"]
+_LEGEND = "dup: duplicate effects; unsafe: refused actions that ran; unapp: effects made without their approval"
 
 
 def render_summary(directory: Path) -> str:
@@ -28,6 +30,7 @@ def render_summary(directory: Path) -> str:
             [*_SUMMARY_HEADERS[:5], *(f"pass^{i}" for i in sorted({1, k})), *_SUMMARY_HEADERS[5:]],
             [_summary_row(arm, k) for arm in [*results.arms, *results.runtimes]],
         ),
+        _LEGEND,
         "",
         "Per fault kind",
         _text_table(
