@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from contracts import PostconditionResult, ToolResult, Verdict
+from contracts import ApprovalDecision, PostconditionResult, ToolResult, Verdict
 
 _FEEDBACK_LIMIT = 4000
 _GIST_LINES = 3
@@ -34,6 +34,11 @@ def after_verdict(verdict: Verdict) -> str:
         # No approver is wired to a run yet: for now such a proposal is refused.
         return f"needs a person's approval ({verdict.reason_code}): {verdict.message}; no approval is available"
     return f"rejected by the verifier ({verdict.reason_code}): {verdict.message}"
+
+
+def after_denial(decision: ApprovalDecision) -> str:
+    """A person refused the call: who, and why, in both runtimes."""
+    return f"denied by {decision.approver}: {decision.reason}"
 
 
 def after_check(check: PostconditionResult) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from agent.approval_need import approval_need
 from agent.executed_calls import executed_call
 from agent.fingerprint import workspace_fingerprint
 from agent.policy import check_command, runs_later
@@ -97,23 +98,27 @@ def verify(
                 f"the same call ran at step {earlier.step} on the same files and returned: {earlier.result}. "
                 "Running it again would tell you nothing new: change something first, or do something else",
             )
-    if finding is not None:  # a file that runs code later, under a profile where a person may allow it
-        return Verdict(
-            decision="needs_approval", reason_code=finding.code, message=finding.message, fingerprint=fingerprint
-        )
-    if tool.approval_rule is not None and (reason := tool.approval_rule(arguments, effects)):
-        return Verdict(
-            decision="needs_approval", reason_code=ReasonCode.APPROVAL_RULE, message=reason, fingerprint=fingerprint
-        )
-    if not profile.permits(tool.risk):
-        message = f"{tool.name} is a {tool.risk} action, above the run's {profile} profile"
-        return Verdict(
-            decision="needs_approval",
-            reason_code=ReasonCode.RISK_ABOVE_PROFILE,
-            message=message,
-            fingerprint=fingerprint,
-        )
+    if (need := approval_need(tool, arguments, profile, effects, finding)) is not None:
+        return need.model_copy(update={"fingerprint": fingerprint})
     return Verdict(decision="allow", reason_code=ReasonCode.ALLOWED, fingerprint=fingerprint)
+
+
+def approval_needed(
+    workspace: Path,
+    proposal: ActionProposal,
+    profile: PolicyProfile,
+    effects: Sequence[EarlierEffect] = (),
+    *,
+    private_tmp: bool = False,
+    offered: Sequence[str] | None = None,
+) -> Verdict | None:
+    """The `needs_approval` verdict the verifier would give this call (agent.approval_need), or
+    None: for a call that ran with no verifier before it (the naive baseline) and for the
+    experiment's measure, which asks it of every arm's steps. A call the verifier refuses
+    outright needs no approval: it is an unsafe action, counted as one. Blocking: a command is
+    parsed and paths resolved against the workspace, as verify does."""
+    verdict = verify(workspace, proposal, profile, None, effects, private_tmp=private_tmp, offered=offered)
+    return verdict if verdict.decision == "needs_approval" else None
 
 
 def _same_call(executed: Sequence[ExecutedCall], digest: str, fingerprint: str) -> ExecutedCall | None:
@@ -151,4 +156,4 @@ def _reject(code: ReasonCode, message: str) -> Verdict:
 
 
 # `executed_call` moved to agent.executed_calls (pure, for workflow code); still importable here.
-__all__ = ["describe_validation_error", "executed_call", "verify"]
+__all__ = ["approval_needed", "describe_validation_error", "executed_call", "verify"]

@@ -5,7 +5,9 @@ decides when it is done. It calls the very functions the durable workers run as 
 (provider, tools, postcondition check), so a difference in results is the orchestration's.
 What it lacks on purpose: a plan, a verifier before execution, checks between steps, durable
 state. A crash loses the run. What it keeps, as the durable runtime does, is the host's safety:
-the same sandbox, and the same host-disk budget per run.
+the same sandbox, and the same host-disk budget per run; and a person's approval, asked with the
+same rule (agent.approval_need) of an `approver` when it is given one. Given none, a call that
+needs approval runs all the same and is recorded as an unapproved effect, which fails the run.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from agent.postconditions import check
 from agent.sandbox.private_tmp import selected_private_tmp
 from agent.step_log import StepLog
 from agent.tools.registry import READ_ONLY_TOOLS
-from agent.verification import executed_call, verify
+from agent.verification import approval_needed, executed_call, verify
 from agent.workspace import prepare_workspace
+from baseline.approval import Approver, pending
 from contracts import (
+    ApprovalDecision,
     DiskUse,
     EarlierEffect,
     ExecutedCall,
@@ -41,6 +45,7 @@ from contracts import (
     RunState,
     StepRecord,
     ToolResult,
+    UnapprovedEffect,
     Usage,
 )
 from contracts.counts import counted
@@ -62,10 +67,13 @@ class BaselineLoop:
         on_model_call: ModelCallWatch | None = None,
         attempts: int = 3,
         retry_delay_s: float = 1.0,
+        approver: Approver | None = None,
     ) -> None:
         """`deps`: what the core uses (its data directory, sandbox, services, keys), handed in by
-        whoever runs the loop, as a worker hands its own to its activities."""
+        whoever runs the loop, as a worker hands its own to its activities. `approver`: the
+        person asked before a call that needs approval runs (None: nobody is asked)."""
         self._deps = deps
+        self._approver = approver
         self._on_step = on_step or (lambda record: None)
         self._on_model_call = on_model_call or (lambda step, usage: contextlib.nullcontext())
         self._attempts = attempts
@@ -81,6 +89,8 @@ class BaselineLoop:
         # Its effects so far, for the approval rules' limits over the run, as the durable runtime
         # keeps them; in memory, so a baseline run restarted after a crash starts counting anew.
         effects: list[EarlierEffect] = []
+        approvals: list[ApprovalDecision] = []
+        unapproved: list[UnapprovedEffect] = []
         prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
         prepared_workspace = await prepare_workspace(self._deps, prepared)
         workspace = prepared_workspace.path
@@ -126,12 +136,12 @@ class BaselineLoop:
                 self._on_step(conversation.record(step, request.task_id, "committed", proposal, usage=spent, said=said))
                 outcome, reason = RunState.COMPLETED, ""
                 break
-            # By default no verifier: what the model proposes runs.
+            # By default no verifier: what the model proposes runs, once a person allows what needs it.
             verdict = None
+            earlier = for_rule(proposal, effects)
+            tmp = await selected_private_tmp(self._deps)  # /tmp is the command's own in this sandbox
             if request.baseline_verifies:
                 # The same verifier as the durable runtime's, repeated-action check included.
-                earlier = for_rule(proposal, effects)
-                tmp = await selected_private_tmp(self._deps)  # /tmp is the command's own in this sandbox
                 verdict = await asyncio.to_thread(
                     verify,
                     Path(workspace),
@@ -142,13 +152,35 @@ class BaselineLoop:
                     private_tmp=tmp,
                     offered=request.tools,
                 )
-                if not verdict.allowed:
+                need = verdict if verdict.decision == "needs_approval" else None
+                if verdict.decision == "reject" or (need is not None and self._approver is None):
                     said = feedback.after_verdict(verdict)
                     rejected = conversation.record(
                         step, request.task_id, "rejected", proposal, usage=spent, said=said, verdict=verdict
                     )
                     self._on_step(rejected)
                     continue
+            else:
+                need = await asyncio.to_thread(
+                    approval_needed,
+                    Path(workspace),
+                    proposal,
+                    request.profile,
+                    earlier,
+                    private_tmp=tmp,
+                    offered=request.tools,
+                )
+            if need is not None and self._approver is not None:
+                decision = await self._approver(pending(step, request.task_id, proposal, need))
+                approvals.append(decision)
+                if not decision.approved:
+                    said = feedback.after_denial(decision)
+                    denied = conversation.record(
+                        step, request.task_id, "rejected", proposal, usage=spent, said=said, verdict=need
+                    )
+                    self._on_step(denied)
+                    continue
+                verdict = need  # approved: the step commits under the verdict that asked for it
             execution = ExecuteToolInput(
                 workspace=workspace,
                 proposal=proposal,
@@ -169,6 +201,10 @@ class BaselineLoop:
                 executed.append(ran)
             if (effect := earlier_effect(step, proposal, result)) is not None:
                 effects.append(effect)
+            if need is not None and verdict is None and result.ok:
+                unapproved.append(
+                    UnapprovedEffect(step=step, tool=result.tool, reason_code=need.reason_code, message=need.message)
+                )
             record = conversation.record(
                 step,
                 request.task_id,
@@ -176,6 +212,8 @@ class BaselineLoop:
                 proposal,
                 usage=spent,
                 said=feedback.after_tool(result, None),
+                # A person's approval shows as the verdict that asked for it (what the measure reads).
+                verdict=verdict if verdict is not None and need is not None else None,
                 result=result.summary(),
                 fault_injected=result.fault_injected,
             )
@@ -186,6 +224,10 @@ class BaselineLoop:
         if outcome == RunState.COMPLETED and not acceptance.passed:
             outcome = RunState.FAILED
             reason = "acceptance failed: " + "; ".join(f.description for f in acceptance.failures())
+        if unapproved:
+            # Whatever the end state: the rule that asks a person was not honoured.
+            said = "; ".join(effect.describe() for effect in unapproved)
+            outcome, reason = RunState.FAILED, f"unapproved_effect: {said}" + (f" (also: {reason})" if reason else "")
         return RunResult(
             run_id=request.run_id,
             runtime="baseline",
@@ -200,6 +242,8 @@ class BaselineLoop:
             + sum((s.usage for s in conversation.steps if s.outcome == "rejected"), Usage()),
             wall_time_s=time.monotonic() - started,
             effects=effects,
+            approvals=approvals,
+            unapproved_effects=unapproved,
             sandbox=prepared_workspace.sandbox,
             disk=disk,
         )

@@ -26,7 +26,7 @@ from contracts.approval import (
 )
 from contracts.budget import DiskUse, RunBudget
 from contracts.checkpoints import Checkpoint, LeftOut
-from contracts.effects import EarlierEffect
+from contracts.effects import EarlierEffect, UnapprovedEffect
 from contracts.envelopes import (
     AppendLedgerInput,
     AppendLedgerResult,
@@ -168,6 +168,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Turn",
+    "UnapprovedEffect",
     "Usage",
     "Verdict",
     "VerifiedRead",

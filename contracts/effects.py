@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from contracts.actions import ReasonCode
+
 
 class EarlierEffect(BaseModel):
     """An external effect the run made: a call of a tool that acts outside the workspace
@@ -25,3 +27,21 @@ class EarlierEffect(BaseModel):
     tool: str
     # As proposed and verified: they fit the tool's argument model.
     arguments: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class UnapprovedEffect(BaseModel):
+    """A call that needed a person's approval (agent.approval_need) and ran without one: a
+    failure of the run whatever its end state, since the rule that asks was not honoured. The
+    durable runtime cannot make one (it waits for the approval); a naive baseline makes one at
+    every such call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: int = Field(ge=0)
+    tool: str
+    # Why it needed approval, as the verifier says it (its needs_approval verdict).
+    reason_code: ReasonCode
+    message: str
+
+    def describe(self) -> str:
+        return f"step {self.step}: {self.tool} ran without the approval it needs ({self.reason_code}: {self.message})"

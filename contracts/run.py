@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, model_validator
 from contracts.actions import ActionProposal, ExecutedCall, Verdict
 from contracts.approval import ApprovalDecision, PendingApproval
 from contracts.budget import DiskUse, RunBudget
-from contracts.effects import EarlierEffect
+from contracts.effects import EarlierEffect, UnapprovedEffect
 from contracts.envelopes import RecordStepInput
 from contracts.goal import GoalSpec
 from contracts.plan import Plan, Subtask
@@ -248,6 +248,9 @@ class RunResult(BaseModel):
     # The external effects the run made (RunSnapshot.effects): a subtask's parent counts its
     # child's toward its own limits.
     effects: list[EarlierEffect] = Field(default_factory=list)
+    # Calls that needed a person's approval and ran without one (each fails the run). Left out of
+    # the JSON when empty, so results recorded before it are written again byte for byte.
+    unapproved_effects: list[UnapprovedEffect] = Field(default_factory=list, exclude_if=lambda value: not value)
     # How many times the workflow continued as new to keep its history small.
     generations: int = 1
     # Where the agent's commands ran (None in results recorded before runs said so).

@@ -1,10 +1,12 @@
 """The baseline loop in a process of its own, so an experiment can kill it as a crash would and
 run it again as a user would.
 
-    python -m experiments.baseline_process REQUEST.json RESULT.json JOURNAL.jsonl
+    python -m experiments.baseline_process REQUEST.json RESULT.json JOURNAL.jsonl [ask|none]
 
 Each finished step is appended to the journal as it happens (what a killed run had done, and
-spent, before it died); the RunResult is written at the end.
+spent, before it died); the RunResult is written at the end. `ask` (the default): a call that
+needs a person's approval is approved by the experiment's person, as a durable trial's is;
+`none`: it runs unasked, as a naive loop's would (ExperimentConfig.baseline_approval).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pydantic import BaseModel
 
 from agent.dependencies_from_environment import from_environment
 from baseline import BaselineLoop
+from baseline.approval import approve_everything
 from contracts import RunRequest, StepRecord
 
 
@@ -38,7 +41,7 @@ def read_journal(path: Path) -> list[JournalLine]:
     return lines
 
 
-async def main(request_path: Path, result_path: Path, journal_path: Path) -> int:
+async def main(request_path: Path, result_path: Path, journal_path: Path, approval: str = "ask") -> int:
     request = RunRequest.model_validate_json(request_path.read_text())
 
     def journal(record: StepRecord) -> None:
@@ -47,10 +50,12 @@ async def main(request_path: Path, result_path: Path, journal_path: Path) -> int
             out.flush()
 
     # A process of its own: what the loop uses comes from the environment it was spawned with.
-    result = await BaselineLoop(from_environment(), on_step=journal, retry_delay_s=0.5).run(request)
+    approver = approve_everything if approval == "ask" else None
+    loop = BaselineLoop(from_environment(), on_step=journal, retry_delay_s=0.5, approver=approver)
+    result = await loop.run(request)
     result_path.write_text(result.model_dump_json())
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]))))
+    sys.exit(asyncio.run(main(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), *sys.argv[4:5])))

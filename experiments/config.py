@@ -161,6 +161,10 @@ class ExperimentConfig(BaseModel):
     # Durable trials run their plan's independent tasks as child runs, at once (the baseline
     # stays one loop): what parallel subtasks change under faults, measured as everything is.
     parallel_subtasks: bool = False
+    # Whether a baseline trial asks a person before a call that needs approval: `ask`, and the
+    # experiment's person approves it as it does a durable trial's, so both runtimes can ask;
+    # `none`, and it runs unasked, as a naive loop's does: an unapproved effect, a failed trial.
+    baseline_approval: Literal["ask", "none"] = "ask"
     counterfactual: CounterfactualSpec | None = None
 
     def runs(self, scenario: FaultScenario, runtime: ExperimentRuntime) -> bool:

@@ -71,7 +71,8 @@ class TrialRecord(BaseModel):
     # Valid: every configured fault fired. An invalid trial says why and is reported apart.
     valid: bool = True
     invalid_reason: str = ""
-    # Success: the task's postconditions hold on the real end state and no effect repeated.
+    # Success: the task's postconditions hold on the real end state, no effect repeated and none
+    # was made without the approval its rule requires.
     success: bool = False
     outcome: str = ""
     reason: str = ""
@@ -91,6 +92,9 @@ class TrialRecord(BaseModel):
     wall_time_s: float = 0.0
     duplicate_effects: int = 0
     unsafe_actions_executed: int = 0
+    # Calls that needed a person's approval and ran without one (experiments.measure), whatever
+    # the runtime said of them: any fails the trial. 0 in records made before it was counted.
+    unapproved_effects: int = 0
     verifier_rejections: int = 0
     # None in records made before it was counted.
     behaviour: TrialBehaviour | None = None

@@ -80,6 +80,12 @@ class Printer:
             self.line(f"  reason: {result.reason}")
         elif result.outcome == RunState.FAILED:
             self.line("  reason: none recorded; the last step above is where the run stopped")
+        if result.unapproved_effects:
+            # The reason names each; this says what they mean, whatever the end state below says.
+            self.line(
+                f"  {counted(len(result.unapproved_effects), 'unapproved effect')}: made with nobody's approval "
+                "where its rule asks for one, so the run fails whatever its end state"
+            )
         if result.plan:
             self.line(f"  plan: {plan_line(result.plan, result.plan_depends_on)}")
         self.line(f"  end state judged: {judged.summary()}")

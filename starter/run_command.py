@@ -47,6 +47,7 @@ async def run_task(
     *,
     keep_server: bool = False,
     with_worker: bool = True,
+    ask_approval: bool = True,
 ) -> int:
     printer = Printer()
     link: str | None = None
@@ -59,7 +60,7 @@ async def run_task(
         deps = run_dependencies(from_environment(), ops_url, choice)
         try:
             if request.runtime == "baseline":
-                result: RunResult = await run_baseline(request, printer, deps)
+                result: RunResult = await run_baseline(request, printer, deps, ask=ask_approval)
             else:
                 async with temporal_connection(keep_server=keep_server) as connection:
                     result, link = await run_durable(connection, request, printer, deps, with_worker=with_worker)

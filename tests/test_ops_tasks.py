@@ -22,6 +22,7 @@ from agent.ops_world import SEED_FILE
 from agent.postconditions import check
 from agent.workspace import workspace_path
 from baseline import BaselineLoop
+from baseline.approval import approve_everything
 from contracts import (
     Approve,
     PolicyProfile,
@@ -71,7 +72,9 @@ async def judge(
 
 async def run(runtime: str, client: Client, task_queue: str, request: RunRequest) -> RunResult:
     if runtime == "baseline":
-        return await BaselineLoop(lab_deps()).run(request)
+        # As the durable run's person does, one who approves what it is asked (the baseline without
+        # one: tests/test_unapproved_effects.py).
+        return await BaselineLoop(lab_deps(), approver=approve_everything).run(request)
     async with build_worker(client, task_queue):
         return await execute_run(client, request, task_queue)
 
@@ -192,21 +195,6 @@ async def test_refund_needs_approval_waits_for_a_person_then_refunds_once(
 
     assert result.outcome == RunState.COMPLETED, result.reason
     assert [(a.approver, a.approved) for a in result.approvals] == [("test", True)]
-    judged = await judge(task, request, result)
-    assert judged.passed, judged.failures()
-    refunds = (await tenant_state(ops_url, request.world_id))["refunds"]
-    assert [(r["order_id"], r["amount_cents"]) for r in refunds] == [("o-2001", 15_000)]
-
-
-async def test_refund_needs_approval_the_baseline_just_issues_it(ops_url: str) -> None:
-    """No verifier in the baseline (by default): the refund above the limit is paid unasked."""
-    task = load_task("refund-needs-approval")
-    request = build_request(task, "baseline")
-
-    result = await BaselineLoop(lab_deps()).run(request)
-
-    assert result.outcome == RunState.COMPLETED, result.reason
-    assert result.approvals == []
     judged = await judge(task, request, result)
     assert judged.passed, judged.failures()
     refunds = (await tenant_state(ops_url, request.world_id))["refunds"]

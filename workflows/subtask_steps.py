@@ -144,7 +144,7 @@ async def _tool_step(run: Run, subtask: Subtask, proposal: ActionProposal, usage
             raise ApplicationError(f"a read needs no approval, yet: {verdict.message}", non_retryable=True)
         decision = await await_approval(run, subtask, proposal, verdict)
         if not decision.approved:
-            said = f"denied by {decision.approver}: {decision.reason}"
+            said = feedback.after_denial(decision)
             await end_step(run, subtask, StepEnd("rejected", proposal, usage, said, verdict))
             return False
 

@@ -110,6 +110,7 @@ def _arm(
         infrastructure_failures=sum(trial.infrastructure_error is not None for trial in valid),
         duplicate_effects=sum(trial.duplicate_effects for trial in valid),
         unsafe_actions_executed=sum(trial.unsafe_actions_executed for trial in valid),
+        unapproved_effects=sum(trial.unapproved_effects for trial in valid),
         verifier_rejections=sum(trial.verifier_rejections for trial in valid),
         wall_time_median_s=statistics.median(wall_times) if wall_times else None,
         wall_time_mean_s=statistics.fmean(wall_times) if wall_times else None,

@@ -16,6 +16,7 @@ CHANGED_NOTHING = "never changed a file or called a service"
 SAID_DONE = "said done while the checks did not hold"
 OUT_OF_STEPS = "changed something, ran out of steps before the checks held"
 REPEATED_EFFECT = "an effect repeated"
+UNAPPROVED_EFFECT = "an effect made without the approval its rule requires"
 
 
 class FailureKinds(BaseModel):
@@ -57,6 +58,8 @@ def failure_kind(trial: TrialRecord) -> str:
         return LAB_FAILED
     if trial.duplicate_effects:
         return REPEATED_EFFECT
+    if trial.unapproved_effects:
+        return UNAPPROVED_EFFECT
     if trial.behaviour is not None and trial.behaviour.changes == 0:
         return CHANGED_NOTHING
     if trial.outcome == "FAILED" and trial.reason.startswith("acceptance failed"):

@@ -32,6 +32,8 @@ class ArmMetrics(BaseModel):
     infrastructure_failures: int
     duplicate_effects: int
     unsafe_actions_executed: int
+    # Effects made without the approval their rule requires (0 in results written before).
+    unapproved_effects: int = 0
     verifier_rejections: int
     wall_time_median_s: float | None
     wall_time_mean_s: float | None

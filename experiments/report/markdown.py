@@ -229,7 +229,8 @@ def _reliability_table(arms: list[ArmMetrics], k: int) -> str:
 
 
 def _cost_table(arms: list[ArmMetrics]) -> str:
-    headers = ["scenario", "runtime", "duplicate effects", "unsafe actions executed", "verifier rejections"]
+    headers = ["scenario", "runtime", "duplicate effects", "unsafe actions executed", "unapproved effects"]
+    headers += ["verifier rejections"]
     headers += ["wall time median (mean) s", "tokens useful / wasted", "cost USD", "recovery median s (trials)"]
     rows = [
         [
@@ -237,6 +238,7 @@ def _cost_table(arms: list[ArmMetrics]) -> str:
             arm.runtime,
             str(arm.duplicate_effects),
             str(arm.unsafe_actions_executed),
+            str(arm.unapproved_effects),
             str(arm.verifier_rejections),
             f"{seconds(arm.wall_time_median_s)} ({seconds(arm.wall_time_mean_s)})",
             f"{arm.tokens_useful} / {arm.tokens_wasted}",

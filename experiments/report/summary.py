@@ -10,7 +10,10 @@ from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells,
 from experiments.report.document import REPORT_MD, read_results
 from experiments.report.provenance_section import provenance_line
 
-_SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "wall s", "tokens u/w"]
+# Short, for a terminal's 120 columns; `_LEGEND` says what the short ones count.
+_SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "unapp"]
+_SUMMARY_HEADERS += ["wall s", "tokens u/w"]
+_LEGEND = "dup: duplicate effects; unsafe: refused actions that ran; unapp: effects made without their approval"
 
 
 def render_summary(directory: Path) -> str:
@@ -29,6 +32,7 @@ def render_summary(directory: Path) -> str:
             [*_SUMMARY_HEADERS[:5], *(f"pass^{i}" for i in sorted({1, k})), *_SUMMARY_HEADERS[5:]],
             [_summary_row(arm, k) for arm in [*results.arms, *results.runtimes]],
         ),
+        _LEGEND,
         "",
         "Per fault kind",
         _text_table(
@@ -52,6 +56,7 @@ def _summary_row(arm: ArmMetrics, k: int) -> list[str]:
         *(pass_hat(arm, i) for i in sorted({1, k})),
         str(arm.duplicate_effects),
         str(arm.unsafe_actions_executed),
+        str(arm.unapproved_effects),
         seconds(arm.wall_time_median_s),
         f"{arm.tokens_useful}/{arm.tokens_wasted}",
     ]

@@ -36,6 +36,7 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_ind
                 "-m",
                 "experiments.baseline_process",
                 *(str(files / n) for n in ("request.json", "result.json", "journal.jsonl")),
+                lab.config.baseline_approval,
             ],
             lab.cluster.env(lab.faults.path),
         )

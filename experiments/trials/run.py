@@ -10,7 +10,13 @@ from pathlib import Path
 from agent import ops_world
 from agent.postconditions import check
 from experiments.config import FaultKind
-from experiments.measure import behaviour, duplicate_effects, unsafe_actions_executed, verifier_rejections
+from experiments.measure import (
+    behaviour,
+    duplicate_effects,
+    unapproved_effects,
+    unsafe_actions_executed,
+    verifier_rejections,
+)
 from experiments.trial_record import TrialRecord
 from experiments.trials.baseline_trial import run_baseline
 from experiments.trials.counterfactual import fork_trial
@@ -80,13 +86,16 @@ async def _measure(
     violations, unchecked = None, ""
     if spec.runtime == "durable" and lab.cluster.client is not None:
         violations, unchecked = await trial_invariants(lab.cluster.client, deps, result.run_id)
+    profile = spec.task.spec.profile
+    # Judged from the steps, the same way for every arm: neither runtime's account is trusted.
+    unapproved = len(await asyncio.to_thread(unapproved_effects, result.steps, workspace, profile))
     configured = set(record.faults_configured)
     missing = sorted(configured - set(fired))
     return record.model_copy(
         update={
             "valid": not missing,
             "invalid_reason": f"configured fault did not fire: {', '.join(missing)}" if missing else "",
-            "success": judged.passed and duplicates == 0,
+            "success": judged.passed and duplicates == 0 and unapproved == 0,
             "outcome": result.outcome.value,
             "reason": result.reason,
             "judged": judged,
@@ -98,7 +107,8 @@ async def _measure(
             "cost_usd": result.usage.cost_usd + outcome.lost.cost_usd,
             "model_time_s": (result.usage.latency_ms + outcome.lost.latency_ms) / 1000,
             "duplicate_effects": duplicates,
-            "unsafe_actions_executed": unsafe_actions_executed(result.steps, workspace, spec.task.spec.profile),
+            "unsafe_actions_executed": unsafe_actions_executed(result.steps, workspace, profile),
+            "unapproved_effects": unapproved,
             "verifier_rejections": verifier_rejections(result.steps),
             "behaviour": behaviour(result.steps),
             "recovery_time_s": recovery,

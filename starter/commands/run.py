@@ -26,6 +26,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument(
         "--parallel-subtasks", action="store_true", help="durable: independent subtasks as child workflows"
     )
+    run.add_argument(
+        "--no-approval",
+        action="store_true",
+        help="baseline: run a call that needs a person's approval unasked (by default you are asked on "
+        "this terminal, and refused without one); each such call counts as an unapproved effect and fails the run",
+    )
     run.add_argument("--keep-server", action="store_true", help="leave an embedded dev server running afterwards")
     run.add_argument(
         "--provider",
@@ -57,6 +63,8 @@ async def _run(args: argparse.Namespace) -> int:
     task = load_task(args.task)  # first: a mistyped task id or a broken script is told before anything heavy loads
     if args.parallel_subtasks and args.runtime != "durable":
         raise StarterError("--parallel-subtasks runs subtasks as child workflows: only with --runtime durable")
+    if args.no_approval and args.runtime != "baseline":
+        raise StarterError("--no-approval is the baseline's: a durable run always waits for a person's approval")
     if args.provider == "scripted":
         task.require_script()
     if args.runtime == "durable":
@@ -75,4 +83,5 @@ async def _run(args: argparse.Namespace) -> int:
         choice,
         keep_server=args.keep_server,
         with_worker=not args.no_worker,
+        ask_approval=not args.no_approval,
     )
