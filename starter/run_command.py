@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
@@ -62,9 +63,16 @@ async def run_task(
             if request.runtime == "baseline":
                 result: RunResult = await run_baseline(request, printer, deps, ask=ask_approval)
             else:
-                async with temporal_connection(keep_server=keep_server) as connection:
-                    result, link = await run_durable(connection, request, printer, deps, with_worker=with_worker)
-                    embedded = connection.embedded
+                try:
+                    async with temporal_connection(keep_server=keep_server) as connection:
+                        embedded = connection.embedded
+                        result, link = await run_durable(connection, request, printer, deps, with_worker=with_worker)
+                except asyncio.CancelledError:
+                    # Ctrl-C: the run goes on (run_durable said how to watch it); so may a server
+                    # kept with --keep-server, and a person must learn how to stop it.
+                    if embedded is not None and (said := embedded_server_after(embedded)):
+                        printer.line(f"  {said}")
+                    raise
         except BadInput:
             raise
         except LabError as error:

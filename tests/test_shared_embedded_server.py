@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from settings import PROJECT_ROOT
 from starter.embedded_server import ServerRecord, shared_embedded_server
 from tests.conftest import free_port
 from tests.test_cli import cli_env, wait_closed
+from tests.test_watch import lines_until, sigint_as_at_a_terminal
 
 
 def _listening(port: int) -> bool:
@@ -137,3 +139,33 @@ def _all_complete(runs: list[tuple[str, ...]], env: dict[str, str]) -> list[str]
         assert process.returncode == 0, output
         assert "ok: COMPLETED" in output and "Traceback" not in output, output
     return outputs
+
+
+def test_ctrl_c_of_a_run_that_keeps_its_server_says_how_to_stop_it(tmp_path: Path) -> None:
+    port = free_port()
+    env = cli_env(AGENT_LAB_DEV_PORT=str(port), AGENT_LAB_UI_PORT=str(free_port()), AGENT_LAB_DATA=str(tmp_path))
+    running = subprocess.Popen(
+        [sys.executable, "-m", "starter", "run", "--task", "bugfix-median", "--no-worker", "--keep-server"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=sigint_as_at_a_terminal,
+    )
+    try:
+        said = "".join(lines_until(running, "waiting for a worker"))
+        running.send_signal(signal.SIGINT)
+        rest, _ = running.communicate(timeout=60)
+    finally:
+        if running.poll() is None:
+            running.kill()
+            running.wait(timeout=30)
+    assert running.returncode == 130, said + rest
+    kept = re.search(r"keeps running, pid (\d+); stop it with `kill (\d+)`", rest)
+    assert kept and kept[1] == kept[2], rest
+    try:
+        assert _listening(port)
+    finally:
+        os.kill(int(kept[1]), signal.SIGTERM)
+    wait_closed(port)

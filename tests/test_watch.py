@@ -16,7 +16,7 @@ from settings import PROJECT_ROOT
 from tests.test_cli import assert_one_line_error, cli_env, starter
 
 
-def _lines_until(process: subprocess.Popen[str], marker: str) -> list[str]:
+def lines_until(process: subprocess.Popen[str], marker: str) -> list[str]:
     assert process.stdout is not None
     lines: list[str] = []
     for line in process.stdout:
@@ -26,7 +26,7 @@ def _lines_until(process: subprocess.Popen[str], marker: str) -> list[str]:
     raise AssertionError(f"{marker!r} never printed: {''.join(lines)}")
 
 
-def _sigint_as_at_a_terminal() -> None:
+def sigint_as_at_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
@@ -44,7 +44,7 @@ async def test_watch_serves_and_follows_a_run_another_process_started(dev_env: W
         start_new_session=True,
     )
     try:
-        said = "".join(_lines_until(submitted, "no worker has answered for the run"))
+        said = "".join(lines_until(submitted, "no worker has answered for the run"))
         run_id = re.search(r"> durable run (\S+) on task bugfix-median", said)
         assert run_id, said
         assert f"starter watch {run_id.group(1)}" in said
@@ -88,10 +88,10 @@ async def test_ctrl_c_of_run_says_the_run_goes_on_and_how_to_watch_it(dev_env: W
         # As a terminal's Ctrl-C finds it: a command started in the background of a shell
         # without job control (`bash -c '... &'`) inherits SIGINT ignored, and Python then
         # keeps ignoring it, so a test run from such a shell would send its SIGINT to nothing.
-        preexec_fn=_sigint_as_at_a_terminal,
+        preexec_fn=sigint_as_at_a_terminal,
     )
     try:
-        said = "".join(_lines_until(running, "waiting for a worker"))
+        said = "".join(lines_until(running, "waiting for a worker"))
         run_id = re.search(r"> durable run (\S+) on task", said)
         assert run_id, said
         running.send_signal(signal.SIGINT)
