@@ -166,3 +166,21 @@ async def _stop(pid: int, host: str, port: int, timeout_s: float = 10.0) -> None
             os.kill(pid, signal.SIGKILL)
     while is_listening(host, port, 0.1) and time.monotonic() < deadline + 5:
         await asyncio.sleep(0.05)
+
+
+_SERVES_AGAIN = "`uv run python -m starter server` serves this history again"
+
+
+def embedded_server_after(embedded: EmbeddedServer) -> str:
+    """What became of the embedded dev server when the command let go of it."""
+    record = embedded.record
+    if record is None:
+        return ""  # a server something else started: not this command's to tell
+    if embedded.stopped:
+        return f"(the embedded dev server has stopped; {_SERVES_AGAIN})"
+    if record.kept:
+        return f"(the embedded dev server keeps running, pid {record.pid}; stop it with `kill {record.pid}`)"
+    return (
+        f"(the embedded dev server, pid {record.pid}, keeps running for the other runs that use it; "
+        "the last of them to end stops it)"
+    )

@@ -18,27 +18,11 @@ from lab.runs.catalog import Task
 from starter.baseline_run import run_baseline
 from starter.connection import temporal_connection
 from starter.durable_run import run_durable
-from starter.embedded_server import EmbeddedServer
+from starter.embedded_server import EmbeddedServer, embedded_server_after
 from starter.ops_service import ops_service_for
 from starter.render import Printer
 
 EXIT_OK, EXIT_RUN_FAILED = 0, 1
-_SERVES_AGAIN = "`uv run python -m starter server` serves this history again"
-
-
-def embedded_server_after(embedded: EmbeddedServer) -> str:
-    """What became of the embedded dev server when the command let go of it."""
-    record = embedded.record
-    if record is None:
-        return ""  # a server something else started: not this command's to tell
-    if embedded.stopped:
-        return f"(the embedded dev server has stopped; {_SERVES_AGAIN})"
-    if record.kept:
-        return f"(the embedded dev server keeps running, pid {record.pid}; stop it with `kill {record.pid}`)"
-    return (
-        f"(the embedded dev server, pid {record.pid}, keeps running for the other runs that use it; "
-        "the last of them to end stops it)"
-    )
 
 
 async def run_task(

@@ -19,6 +19,7 @@ from contracts.errors import StarterError
 from host.build import build_worker
 from starter.connection import temporal_connection
 from starter.durable_run import follow, run_link
+from starter.embedded_server import embedded_server_after
 from starter.render import Printer
 from workflows import AgentRunWorkflow
 
@@ -27,7 +28,10 @@ EXIT_OK, EXIT_RUN_FAILED = 0, 1
 
 async def watch(run_id: str, *, with_worker: bool = True) -> int:
     printer = Printer()
-    async with temporal_connection(embed=False) as connection:
+    # As `run` does: when no server is configured and none answers, the embedded one is started
+    # on its history file (the run's, if `run` used it: a run interrupted there is found again).
+    async with temporal_connection() as connection:
+        embedded = connection.embedded
         handle = connection.client.get_workflow_handle_for(AgentRunWorkflow.run, run_id)
         try:
             described = await handle.describe()
@@ -48,6 +52,8 @@ async def watch(run_id: str, *, with_worker: bool = True) -> int:
             result = await follow(handle, printer)
     # Judged where the run ended: the acceptance check its workflow made on a worker.
     printer.finished(result, result.acceptance or PostconditionResult(outcomes=[]))
+    if embedded is not None and (said := embedded_server_after(embedded)):
+        printer.line(f"  {said}")
     return (
         EXIT_OK if result.succeeded and result.acceptance is not None and result.acceptance.passed else EXIT_RUN_FAILED
     )

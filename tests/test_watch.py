@@ -8,11 +8,13 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from settings import PROJECT_ROOT
+from tests.conftest import free_port
 from tests.test_cli import assert_one_line_error, cli_env, starter
 
 
@@ -107,3 +109,36 @@ async def test_ctrl_c_of_run_says_the_run_goes_on_and_how_to_watch_it(dev_env: W
     described = await dev_env.client.get_workflow_handle(run_id.group(1)).describe()
     assert described.status is not None and described.status.name == "RUNNING"
     await dev_env.client.get_workflow_handle(run_id.group(1)).terminate("the test is done with it")
+
+
+@pytest.mark.timeout(400)
+def test_a_run_interrupted_on_the_embedded_server_is_watched_to_its_end(tmp_path: Path) -> None:
+    """As a newcomer meets it: Ctrl-C stops the embedded server with the run's starter; `watch`
+    starts it again on the same history file, serves the run and follows it to its end."""
+    env = cli_env(AGENT_LAB_DEV_PORT=str(free_port()), AGENT_LAB_UI_PORT=str(free_port()), AGENT_LAB_DATA=str(tmp_path))
+    running = subprocess.Popen(
+        [sys.executable, "-m", "starter", "run", "--task", "bugfix-median", "--no-worker"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=sigint_as_at_a_terminal,
+    )
+    try:
+        lines_until(running, "waiting for a worker")
+        running.send_signal(signal.SIGINT)
+        rest, _ = running.communicate(timeout=60)
+    finally:
+        if running.poll() is None:
+            running.kill()
+            running.wait(timeout=30)
+    assert running.returncode == 130 and "the embedded dev server has stopped" in rest, rest
+    command = re.search(r"`uv run python -m starter (watch [\w.-]+)`", rest)
+    assert command, rest
+
+    watched = starter(*command.group(1).split(), env=env, timeout=300)
+
+    assert watched.returncode == 0, watched.stdout + watched.stderr
+    assert "(running)" in watched.stdout and "step  1" in watched.stdout and "ok: COMPLETED" in watched.stdout
+    assert "the embedded dev server has stopped" in watched.stdout
