@@ -26,7 +26,8 @@ def outcome(trial: TrialRecord) -> str:
         said = "pass"
     else:
         kind = failure_kind(trial)
-        said = "duplicate effect" if kind == REPEATED_EFFECT else f"fail: {kind}"
+        # A record without an outcome or reason leaves "no outcome: ".
+        said = "duplicate effect" if kind == REPEATED_EFFECT else f"fail: {kind.removesuffix(': ')}"
     return said if trial.valid else f"{said} (invalid: {trial.invalid_reason or 'no reason recorded'})"
 
 
