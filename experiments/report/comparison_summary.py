@@ -28,7 +28,7 @@ def comparison_lines(results: ExperimentResults, table: Table) -> list[str]:
                     c.runtime,
                     f"{c.successes}/{c.trials}",
                     _cost(c.tokens, 0),
-                    _cost(c.model_seconds, 2),
+                    _cost(c.model_seconds, 1),
                     _cost(c.wall_seconds, 1),
                 ]
                 for c in costs
