@@ -220,14 +220,9 @@ def _reliability_table(arms: list[ArmMetrics], k: int) -> str:
         + [pass_hat(arm, i) for i in range(1, k + 1)]
         for arm in arms
     ]
-    notes = [
-        f"† {arm.runtime} / {arm.scenario}, pass^{p.k} over {p.tasks} task(s); fewer than {p.k} valid trials: "
-        + ", ".join(p.excluded_tasks)
-        for arm in arms
-        for p in arm.pass_hat
-        if p.excluded_tasks
-    ]
-    return "\n\n".join([_markdown_table(headers, rows), *notes])
+    # pass^k is computed only where every task has the same n (`pass_hat_withheld`), so no task
+    # is left out of it and no note is needed.
+    return _markdown_table(headers, rows)
 
 
 def _cost_table(arms: list[ArmMetrics]) -> str:
