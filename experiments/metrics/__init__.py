@@ -3,8 +3,8 @@
 Pure functions: the same records give the same numbers, and every number a report shows is a
 field of `ExperimentResults`. The counting rules, in one place:
 
-- An invalid trial (a configured fault never fired) is left out of every figure of its arm and
-  listed apart, with its reason: it did not run under the condition the arm names.
+- An invalid trial (a configured fault never fired) is left out of every per-arm figure (per
+  protocol) and listed apart, with its reason: it did not run under the condition the arm names.
 - A valid trial succeeds only when its record says so, it had no infrastructure error and no
   effect repeated. An infrastructure failure (the lab's, not the agent's) is a failure.
 - pass^k is the tau-bench estimator: the mean over tasks of C(c, k) / C(n, k), with c successes
