@@ -51,7 +51,7 @@ def test_the_report_leads_with_cost_and_the_paired_comparison(report_dir: Path) 
     # Per protocol is shown only where it leaves a pair out.
     assert "| durable - baseline | none | per-protocol |" not in report
     assert "| baseline | kill | none | intention-to-treat | 5 (3) | 4 | 0.80 |" in report
-    assert "| kill | baseline | 1/6 | 0.17 | 1/5 | 0.20 | the kill never fired: 1 |" in report
+    assert "| kill | baseline | 1/6 | 0.17 | 1/5 | 0.20 | the kill never fired (1) |" in report
     assert "10000 resamples, numpy seed 0" in report
     results = json.loads((report_dir / "results.json").read_text(encoding="utf-8"))["results"]
     assert results["comparison"]["bootstrap"] == {"resamples": 10000, "seed": 0, "confidence": 0.95}

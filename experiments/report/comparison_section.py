@@ -185,7 +185,7 @@ def _populations_table(comparison: Comparison, table: Table) -> str:
             rate(p.intention_to_treat),
             fraction(p.per_protocol),
             rate(p.per_protocol),
-            "; ".join(f"{e.reason}: {e.trials}" for e in p.exclusions) or "none",
+            "; ".join(f"{e.reason} ({e.trials})" for e in p.exclusions) or "none",
         ]
         for p in comparison.populations
     ]
