@@ -8,13 +8,14 @@ import statistics
 from collections.abc import Callable, Iterable
 
 from experiments.config import ExperimentConfig, FaultKind
+from experiments.metrics.compare import compare_arms
 from experiments.metrics.counterfactual import counterfactual_metrics
 from experiments.metrics.counting import counts_as_success
 from experiments.metrics.failures import failure_kinds
 from experiments.metrics.intervals import success_rate
 from experiments.metrics.invariants import invariant_findings
 from experiments.metrics.model_calls import model_call_metrics
-from experiments.metrics.pass_hat import pass_hat_curve
+from experiments.metrics.pass_hat import differing_n, pass_hat_curve
 from experiments.metrics.results import (
     ALL_SCENARIOS,
     ArmMetrics,
@@ -86,6 +87,7 @@ def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None)
         invariants_checked=checked,
         invariant_findings=findings,
         counterfactuals=counterfactual_metrics(trials),
+        comparison=compare_arms(trials, config, runtimes, scenarios, tasks),
     )
 
 
@@ -93,7 +95,8 @@ def _arm(
     runtime: str, scenario: str, trials: list[TrialRecord], expected: int | None, key: Callable[[TrialRecord], str]
 ) -> ArmMetrics:
     valid = [trial for trial in trials if trial.valid]
-    per_task: dict[str, tuple[int, int]] = {}
+    # A task whose every trial was invalid has n = 0: it makes n differ, it is not left out.
+    per_task: dict[str, tuple[int, int]] = {key(trial): (0, 0) for trial in trials}
     for trial in valid:
         successes, n = per_task.get(key(trial), (0, 0))
         per_task[key(trial)] = (successes + counts_as_success(trial), n + 1)
@@ -106,7 +109,8 @@ def _arm(
         trials=len(trials),
         invalid_trials=len(trials) - len(valid),
         success=success_rate(sum(map(counts_as_success, valid)), len(valid)),
-        pass_hat=pass_hat_curve(per_task),
+        pass_hat=[] if differing_n(per_task) else pass_hat_curve(per_task),
+        pass_hat_withheld=differing_n(per_task),
         infrastructure_failures=sum(trial.infrastructure_error is not None for trial in valid),
         duplicate_effects=sum(trial.duplicate_effects for trial in valid),
         unsafe_actions_executed=sum(trial.unsafe_actions_executed for trial in valid),

@@ -32,6 +32,13 @@ class PassHat(BaseModel):
     excluded_tasks: list[str] = Field(default_factory=list)
 
 
+def differing_n(per_task: Mapping[str, tuple[int, int]]) -> str:
+    """Why pass^k is not given over these tasks, or "" when every task has the same n: a mean
+    over tasks of unequal n weighs them by chance, and tasks short of k would drop out."""
+    counts = {n for _, n in per_task.values()}
+    return f"n differs per task ({min(counts)}..{max(counts)})" if len(counts) > 1 else ""
+
+
 def pass_hat_curve(per_task: Mapping[str, tuple[int, int]]) -> list[PassHat]:
     """pass^k for k = 1 .. the most trials any task has (empty when no task has a trial)."""
     most = max((n for _, n in per_task.values()), default=0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from experiments.config import FaultKind
+from experiments.metrics.comparison import Comparison
 from experiments.metrics.counterfactual import CounterfactualMetrics
 from experiments.metrics.failures import FailureKinds
 from experiments.metrics.intervals import SuccessRate
@@ -29,6 +30,8 @@ class ArmMetrics(BaseModel):
     success: SuccessRate
     # Over all scenarios, each (task, scenario) counts as one task, named `task/scenario`.
     pass_hat: list[PassHat]
+    # Why pass^k is not given (its tasks have different numbers of valid trials), or "".
+    pass_hat_withheld: str = ""
     infrastructure_failures: int
     duplicate_effects: int
     unsafe_actions_executed: int
@@ -111,6 +114,9 @@ class ExperimentResults(BaseModel):
     # Each durable trial beside its fork after step K, per task and scenario, when the config
     # asked for counterfactuals (empty otherwise).
     counterfactuals: list[CounterfactualMetrics] = Field(default_factory=list)
+    # The arms compared on the (task, seed) trajectory: paired differences, the fault
+    # endpoint, intention to treat, cost per success (None in results written before them).
+    comparison: Comparison | None = None
 
     @property
     def max_k(self) -> int:

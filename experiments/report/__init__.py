@@ -16,6 +16,9 @@ computed from `trials.jsonl` alone.
     cells.py       how a figure is written in a table cell, the same in both
     invariants.py  the section on the lab's invariants over the durable trials
     counterfactual.py  the section on counterfactuals: each durable trial beside its fork
+    comparison_section.py  cost per success and the arms compared on paired trials, up front
+    comparison_summary.py  the same, compact, for the terminal summary
+    comparison_cells.py    how the comparison's figures are written in a cell
 """
 
 from experiments.report.document import ResultsDocument, latest_report, read_results, read_trials

@@ -11,6 +11,7 @@ from experiments.config import FaultKind, FaultScenario
 from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
+from experiments.report.comparison_section import comparison_sections
 from experiments.report.counterfactual import counterfactual_sections, forks_of_note
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
 from experiments.report.invariants import invariants_section
@@ -35,6 +36,7 @@ def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = (
         _method(document),
         "## Configuration",
         "```yaml\n" + yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip() + "\n```",
+        *comparison_sections(results, _markdown_table),
         "## Results",
         "Every figure below is over valid trials only; invalid trials are listed apart. "
         "A trial succeeds when the task's postconditions hold on the real end state, no effect "
@@ -124,7 +126,7 @@ def _method(document: ResultsDocument) -> str:
         "checker judges both runtimes on the real end state.",
         "- A configured fault that never fired makes its trial invalid. An infrastructure failure counts as a failure.",
         "- pass^k is the tau-bench estimator: the mean over tasks of C(c, k) / C(n, k), c successes in n valid "
-        "trials. A task with fewer than k valid trials is left out of pass^k at that k (marked †). Over all "
+        "trials, given only where every task has the same n (otherwise: n differs per task). Over all "
         "scenarios, each (task, scenario) counts as one task.",
         "- The success rate pools an arm's valid trials; pass^1 is the mean of the tasks' rates. They differ "
         "when tasks have different numbers of valid trials.",
@@ -218,14 +220,9 @@ def _reliability_table(arms: list[ArmMetrics], k: int) -> str:
         + [pass_hat(arm, i) for i in range(1, k + 1)]
         for arm in arms
     ]
-    notes = [
-        f"† {arm.runtime} / {arm.scenario}, pass^{p.k} over {p.tasks} task(s); fewer than {p.k} valid trials: "
-        + ", ".join(p.excluded_tasks)
-        for arm in arms
-        for p in arm.pass_hat
-        if p.excluded_tasks
-    ]
-    return "\n\n".join([_markdown_table(headers, rows), *notes])
+    # pass^k is computed only where every task has the same n (`pass_hat_withheld`), so no task
+    # is left out of it and no note is needed.
+    return _markdown_table(headers, rows)
 
 
 def _cost_table(arms: list[ArmMetrics]) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from experiments.metrics import ArmMetrics
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
+from experiments.report.comparison_summary import comparison_lines
 from experiments.report.document import REPORT_MD, read_results
 from experiments.report.provenance_section import provenance_line
 
@@ -42,6 +43,7 @@ def render_summary(directory: Path) -> str:
         "",
         f"Invalid trials: {len(results.invalid_trials)} (left out, reasons in {REPORT_MD}); "
         f"infrastructure failures: {len(results.infrastructure_failures)} (counted as failures).",
+        *comparison_lines(results, _text_table),
     ]
     return "\n".join(lines)
 
@@ -53,7 +55,7 @@ def _summary_row(arm: ArmMetrics, k: int) -> list[str]:
         trial_count(arm),
         rate(arm.success),
         ci(arm.success),
-        *(pass_hat(arm, i) for i in sorted({1, k})),
+        *(pass_hat(arm, i, short=True) for i in sorted({1, k})),
         str(arm.duplicate_effects),
         str(arm.unsafe_actions_executed),
         str(arm.unapproved_effects),
