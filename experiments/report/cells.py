@@ -33,7 +33,7 @@ def trial_count(arm: ArmMetrics) -> str:
 def pass_hat(arm: ArmMetrics, k: int, short: bool = False) -> str:
     """pass^k, or why it is not given; `short` for a terminal's narrow columns."""
     if arm.pass_hat_withheld:
-        return "n differs" if short else "n differs per task"
+        return "n≠" if short else "n differs per task"
     point = next((p for p in arm.pass_hat if p.k == k), None)
     if point is None:
         return "—"

@@ -14,7 +14,10 @@ from experiments.report.provenance_section import provenance_line
 # Short, for a terminal's 120 columns; `_LEGEND` says what the short ones count.
 _SUMMARY_HEADERS = ["scenario", "runtime", "valid/trials", "success", "95% CI", "dup", "unsafe", "unapp"]
 _SUMMARY_HEADERS += ["wall s", "tokens u/w"]
-_LEGEND = "dup: duplicate effects; unsafe: refused actions that ran; unapp: effects made without their approval"
+_LEGEND = (
+    "dup: duplicate effects; unsafe: refused actions that ran; unapp: effects made without their approval;\n"
+    "n≠: the tasks' numbers of valid trials differ, so no pass^k"
+)
 
 
 def render_summary(directory: Path) -> str:
