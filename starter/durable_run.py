@@ -53,7 +53,7 @@ async def run_durable(
             result = await follow(handle, printer)
         except asyncio.CancelledError:  # Ctrl-C: asyncio.run cancels the command's task
             printer.line(
-                f"interrupted: the run goes on once a worker serves it; follow it again (a worker of its own "
+                f"stopped following the run: it goes on once a worker serves it; follow it again (a worker of its own "
                 f"included) with `uv run python -m starter watch {handle.id}`"
             )
             raise

@@ -103,7 +103,10 @@ async def test_ctrl_c_of_run_says_the_run_goes_on_and_how_to_watch_it(dev_env: W
             running.kill()
             running.wait(timeout=30)
     assert running.returncode == 130, rest
-    assert "the run goes on once a worker serves it" in rest and f"starter watch {run_id.group(1)}" in rest, rest
+    assert (
+        "stopped following the run: it goes on once a worker serves it" in rest
+        and f"starter watch {run_id.group(1)}" in rest
+    ), rest
     assert "Traceback" not in rest
     # It does: the server still has it, running.
     described = await dev_env.client.get_workflow_handle(run_id.group(1)).describe()
