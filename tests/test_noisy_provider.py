@@ -114,3 +114,36 @@ async def test_a_run_gets_a_fault_by_the_step_it_is_promised(bugfix_task: Task) 
             await provider.propose(asking(bugfix_task, run_id, step), tool_specs())
         faults = read_injected(lab_deps().injected, run_id)
         assert [fault.step for fault in faults] == [2]  # no rates: exactly the promised one
+
+
+async def test_two_runs_of_one_trial_meet_the_same_faults(bugfix_task: Task) -> None:
+    """Drawn by (seed, step, attempt), not by run: the arms of a trial (other run ids) are paired."""
+    noise = NoiseConfig(seed=11, malformed_json=0.3, unknown_tool=0.3, rate_limit=0.2)
+    durable = await outcomes(noise, bugfix_task, f"durable-{uuid.uuid4().hex[:6]}", 30)
+    baseline = await outcomes(noise, bugfix_task, f"baseline-{uuid.uuid4().hex[:6]}", 30)
+    clean = await outcomes(NoiseConfig(seed=11), bugfix_task, f"clean-{uuid.uuid4().hex[:6]}", 30)
+    assert durable == baseline and durable != clean  # the same faults, and some were drawn
+
+
+def test_every_arm_of_a_trial_gets_the_same_noise_seed_and_other_tasks_another() -> None:
+    from experiments.config import ExperimentConfig
+    from experiments.runner import plan_trials
+    from experiments.trials.spec import noise_seed
+
+    config = ExperimentConfig.model_validate(
+        {
+            "name": "paired",
+            "tasks": ["bugfix-median", "rename-refactor"],
+            "runtimes": ["durable", "baseline", "baseline+verifier"],
+            "trials": 2,
+            "scenarios": [{"name": "noise", "kind": "model_noise", "noise": {"malformed_json": 0.2}}],
+        }
+    )
+    seeds: dict[tuple[str, int], set[int]] = {}
+    for spec in plan_trials(config, "paired-1"):
+        seeds.setdefault((spec.task.spec.id, spec.index), set()).add(noise_seed(spec))
+    assert all(len(found) == 1 for found in seeds.values())  # one seed for all three arms
+    assert len({next(iter(found)) for found in seeds.values()}) == 4  # each (task, trial) its own
+    # Another experiment of the same config (a resume's rerun too) draws the same.
+    again = {(s.task.spec.id, s.index): noise_seed(s) for s in plan_trials(config, "paired-2")}
+    assert again == {key: next(iter(found)) for key, found in seeds.items()}

@@ -1,8 +1,9 @@
 """A noisy wrapper over any provider: seeded model faults at configured rates.
 
-Each call draws its faults from a generator seeded by (noise seed, run, step, attempt), so the
-same experiment sees the same faults, and a retried attempt draws afresh (a 429 is not
-repeated forever). Every fault injected is appended to `DATA/injected/RUN.jsonl`, so an
+Each call draws its faults from a generator seeded by (noise seed, step, attempt), never by the
+run: the same experiment sees the same faults, every arm of a trial (whose runs differ) draws
+the same faults at the same step, and a retried attempt draws afresh (a 429 is not repeated
+forever). Every fault injected is appended to `DATA/injected/RUN.jsonl`, so an
 experiment can prove it fired.
 
     latency            sleep before answering
@@ -81,7 +82,9 @@ class NoisyProvider:
 
     async def propose(self, request: ProposeActionInput, tools: list[ToolSpec]) -> ProposeActionResult:
         attempt = request.attempt
-        draw = random.Random(f"{self._noise.seed}:{request.run_id}:{request.step}:{attempt}")
+        # Not the run id: two arms of one trial (or a trial run again after a resume) have other
+        # run ids, and must meet the same faults to be compared pair by pair.
+        draw = random.Random(f"{self._noise.seed}:{request.step}:{attempt}")
         rolls = {name: draw.random() for name in ("rate_limit", "timeout", *CONTENT_FAULTS)}
         started = time.perf_counter()
         if self._noise.latency_s:

@@ -3,6 +3,7 @@ runs."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,7 +58,8 @@ def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
     if provider.kind == "scripted":
         provider = provider.model_copy(update={"script_path": in_project(spec.task.require_script())})
     if spec.scenario.kind == FaultKind.MODEL_NOISE and spec.scenario.noise is not None:
-        provider = provider.model_copy(update={"noise": spec.scenario.noise.model_copy(update={"seed": spec.seed})})
+        noise = spec.scenario.noise.model_copy(update={"seed": noise_seed(spec)})
+        provider = provider.model_copy(update={"noise": noise})
     runtime = "durable" if spec.runtime == "durable" else "baseline"
     request = build_request(spec.task, runtime, trial_id=spec.identity, provider=provider)
     run_id = spec.identity if runtime == "durable" else f"{spec.identity}-a1"
@@ -69,3 +71,11 @@ def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
     if lab.config.budget is not None:
         updates["budget"] = lab.config.budget
     return request.model_copy(update=updates)
+
+
+def noise_seed(spec: TrialSpec) -> int:
+    """The seed of a trial's model noise: its task and seed, not its arm, so that every arm of
+    the trial meets the same faults at the same step (agent.providers.noisy draws by step and
+    attempt); and not the experiment's id, so a trial run again after a resume meets them too."""
+    digest = hashlib.sha256(f"{spec.task.spec.id}:{spec.seed}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
