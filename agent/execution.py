@@ -77,6 +77,7 @@ async def execute(deps: Dependencies, request: ExecuteToolInput) -> ToolResult:
         await asyncio.to_thread(checkpoints.rollback, deps.checkpoints, ctx.workspace, request.checkpoint)
     if record is None:
         await asyncio.to_thread(store.record_intent, key, request.run_id, request.step, name, canonical_json(canonical))
+    await faults.reach(deps.fault_plan, FaultPoint.BEFORE_EFFECT, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
     result = await _run(deps.fault_plan, tool, ctx, arguments)
     await faults.reach(deps.fault_plan, FaultPoint.AFTER_EFFECT, run_id=ctx.run_id, step=ctx.step, tool=tool.name)
     await asyncio.to_thread(store.record_effect, key, result)

@@ -9,8 +9,12 @@ makes the tool call fail in a way worth retrying; a `timeout` makes it time out.
 grow while processes read it (faults are appended, never reordered).
 
     model_call       inside a model call, before its answer is returned
-    tool_execution   while a tool runs (after `delay_s`)
+    tool_execution   while a tool runs (after `delay_s`): whether it acted first is not controlled
+    before_effect    a call that changes something, its intent recorded, before the tool acts
     after_effect     after a tool acted, before its effect is recorded
+
+`before_effect` and `after_effect` are the two controlled points of a crash in a tool: nothing
+happened yet, or the effect happened and no record of it did.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ FAULT_PLAN_ENV = "AGENT_LAB_FAULT_PLAN"
 class FaultPoint(StrEnum):
     MODEL_CALL = "model_call"
     TOOL_EXECUTION = "tool_execution"
+    BEFORE_EFFECT = "before_effect"
     AFTER_EFFECT = "after_effect"
 
 

@@ -35,9 +35,9 @@ class FaultKind(StrEnum):
 
 # Where a fault can fire, for each runtime.
 FAULT_POINTS: dict[str, frozenset[str]] = {
-    "durable": frozenset({"model_call", "tool_execution", "after_effect", "server"}),
-    "baseline": frozenset({"model_call", "tool_execution", "after_effect"}),
-    "baseline+verifier": frozenset({"model_call", "tool_execution", "after_effect"}),
+    "durable": frozenset({"model_call", "tool_execution", "before_effect", "after_effect", "server"}),
+    "baseline": frozenset({"model_call", "tool_execution", "before_effect", "after_effect"}),
+    "baseline+verifier": frozenset({"model_call", "tool_execution", "before_effect", "after_effect"}),
 }
 
 
@@ -46,7 +46,9 @@ class FaultScenario(BaseModel):
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     kind: FaultKind = FaultKind.NONE
-    point: Literal["model_call", "tool_execution", "after_effect"] | None = None
+    # In a tool, `before_effect` and `after_effect` are controlled (nothing done yet; done and not
+    # recorded); `tool_execution` fires as the tool runs, whether or not it acted first.
+    point: Literal["model_call", "tool_execution", "before_effect", "after_effect"] | None = None
     # Narrow where a kill or tool fault fires: a step number, a tool name.
     step: int | None = Field(default=None, ge=1)
     tool: str | None = None
@@ -60,7 +62,9 @@ class FaultScenario(BaseModel):
     def _complete(self) -> FaultScenario:
         needs_point = self.kind in (FaultKind.KILL, FaultKind.TOOL_ERROR, FaultKind.TOOL_TIMEOUT)
         if needs_point and self.point is None:
-            raise ValueError(f"a {self.kind} fault needs a point: model_call, tool_execution or after_effect")
+            raise ValueError(
+                f"a {self.kind} fault needs a point: model_call, tool_execution, before_effect or after_effect"
+            )
         if self.kind in (FaultKind.TOOL_ERROR, FaultKind.TOOL_TIMEOUT) and self.point == "model_call":
             raise ValueError(f"a {self.kind} fault fires in a tool, not at model_call")
         if self.kind == FaultKind.MODEL_NOISE and self.noise is None:

@@ -86,6 +86,7 @@ async def wait_for_state(handle: WorkflowHandle, state: RunState, timeout_s: flo
     [
         ("model_call", FaultSpec(point=FaultPoint.MODEL_CALL, step=2)),
         ("after_effect", FaultSpec(point=FaultPoint.AFTER_EFFECT, tool="issue_refund")),
+        ("before_effect", FaultSpec(point=FaultPoint.BEFORE_EFFECT, tool="issue_refund")),
         ("tool_execution", FaultSpec(point=FaultPoint.TOOL_EXECUTION, tool="create_ticket", delay_s=0)),
     ],
 )
@@ -107,9 +108,13 @@ async def test_a_killed_worker_is_replaced_and_the_run_finishes_once(
     events = read_events(lab_deps().ledgers.path(run_id))
     writers = {event.worker.split(":")[-1] for event in events}
     assert str(second.pid) in writers, "the fresh worker wrote the rest of the ledger"
+    refund = next(e for e in events if e.type == "tool_result" and e.payload.get("tool") == "issue_refund")
     if point == "after_effect":
-        refund = next(e for e in events if e.type == "tool_result" and e.payload.get("tool") == "issue_refund")
         assert refund.payload["result"]["recovered"] is True  # found by the probe, not paid again
+    if point == "before_effect":
+        # Killed with its intent recorded and nothing done: the probe finds no refund, and the
+        # next attempt pays it, once.
+        assert refund.payload["result"].get("recovered") is not True and refund.payload["result"]["ok"] is True
 
 
 async def test_a_worker_killed_while_the_run_awaits_approval(cluster: LabCluster) -> None:

@@ -155,3 +155,18 @@ def test_parallel_subtasks_reach_the_durable_trials_only(tmp_path: Path) -> None
     assert isinstance(default, ExperimentConfig)
     lab.config = default
     assert all(not request_for(spec, lab).parallel_subtasks for spec in plan_trials(default, "exp"))
+
+
+def test_a_kill_before_the_effect_is_a_point_of_every_arm(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path,
+            {
+                **GOOD,
+                "runtimes": ["durable", "baseline", "baseline+verifier"],
+                "scenarios": [{"name": "kill-before-effect", "kind": "kill", "point": "before_effect"}],
+            },
+        )
+    )
+    assert isinstance(config, ExperimentConfig)
+    assert {spec.runtime for spec in plan_trials(config, "x-1")} == {"durable", "baseline", "baseline+verifier"}
