@@ -31,6 +31,9 @@ class FaultKind(StrEnum):
     # A tool call that fails transiently once, or times out once, at `point`.
     TOOL_ERROR = "tool_error"
     TOOL_TIMEOUT = "tool_timeout"
+    # SIGKILL at a (step, point) drawn uniformly from those the arm's fault-free trial of the
+    # same task and seed reached (experiments.trials.random_crash): it fires by construction.
+    RANDOM_CRASH = "random_crash"
 
 
 # Where a fault can fire, for each runtime.
@@ -76,6 +79,8 @@ class FaultScenario(BaseModel):
         """The fault point, as FAULT_POINTS names it."""
         if self.kind == FaultKind.SERVER_RESTART:
             return "server"
+        if self.kind == FaultKind.RANDOM_CRASH:
+            return "model_call"  # every step has one; the tool points are drawn where reached
         return self.point
 
 
@@ -190,9 +195,24 @@ class ExperimentConfig(BaseModel):
                 raise ValueError(
                     f"scenarios[{index}]: no runtime among {', '.join(runtimes)} has the fault point {where!r}"
                 )
+            if scenario.kind == FaultKind.RANDOM_CRASH:
+                self._fault_free_for(index, scenario)
         if self.counterfactual is not None:
             self._counterfactual_coherent(self.counterfactual)
         return self
+
+    def _fault_free_for(self, index: int, crash: FaultScenario) -> None:
+        """A random crash is drawn on the same arm's fault-free trial of the same task and seed:
+        a scenario of kind `none` must run every task and runtime the crash scenario does."""
+        tasks, runtimes = set(crash.tasks or self.tasks), set(crash.runtimes or self.runtimes)
+        for free in self.scenarios:
+            covers = tasks <= set(free.tasks or self.tasks) and runtimes <= set(free.runtimes or self.runtimes)
+            if free.kind == FaultKind.NONE and covers:
+                return
+        raise ValueError(
+            f"scenarios[{index}]: a random_crash is drawn on the fault-free trial of the same task, seed and "
+            "runtime: add a scenario of kind none that runs its tasks and runtimes"
+        )
 
     def _counterfactual_coherent(self, counterfactual: CounterfactualSpec) -> None:
         if "durable" not in self.runtimes:

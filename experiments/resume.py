@@ -18,8 +18,12 @@ from __future__ import annotations
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    from temporalio.client import Client
 
 from contracts.errors import ConfigError
 from experiments.config import ExperimentConfig
@@ -148,3 +152,11 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
+
+
+async def stop_cut_short(client: Client) -> None:
+    """In a resumed part: the runs a killed part left running are ended before any worker takes
+    them up again (their trials run again, under identities of their own)."""
+    async for execution in client.list_workflows("ExecutionStatus = 'Running'"):
+        handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
+        await handle.terminate(reason="the experiment was resumed: this trial runs again from its start")

@@ -31,6 +31,7 @@ from experiments.resume import (
     prepare_cluster,
     read_start,
     resumed_part,
+    stop_cut_short,
     write_start,
 )
 from experiments.trial_record import TrialRecord
@@ -41,7 +42,6 @@ from settings import data_dir
 # rich (seconds): they are imported when an experiment runs, so that the CLI can check a config
 # or find a report through this module without waiting for them.
 if TYPE_CHECKING:
-    from experiments.harness import LabCluster
     from experiments.progress import TrialProgress
     from experiments.trials import TrialSpec
 
@@ -231,6 +231,7 @@ async def _run_trials(
     from experiments.harness.pool import WorkerPool
     from experiments.trials import FaultBook, Lab, run_trial
     from experiments.trials.counterfactual import counterfactual_provider
+    from experiments.trials.random_crash import FaultFreeTrials
     from lab.models.llama_log import LlamaLog
     from lab.models.llama_server import keep_only_the_system_prompt, server_log_path, stopped_server
     from lab.models.providers import ProviderChoice, provider_for
@@ -243,7 +244,8 @@ async def _run_trials(
     ):
         provider = with_experiment_settings(served, config.provider)
         if specs[0].resumption:
-            await _stop_cut_short(cluster)
+            assert cluster.client is not None
+            await stop_cut_short(cluster.client)
         # At one trial at a time the local server's log between two marks is one trial's calls.
         server_log = LlamaLog(server_log_path()) if config.provider.kind == "local" and parallel == 1 else None
         faults = FaultBook(scratch / "faults.json")
@@ -264,36 +266,34 @@ async def _run_trials(
 
             down: list[str] = []
 
+            drawn_on = FaultFreeTrials(lab, trials)
+
             async def one(spec: TrialSpec) -> None:
-                async with gate:
-                    if down:
-                        return
-                    progress.started()
-                    if server_log and provider.base_url:
-                        await keep_only_the_system_prompt(provider.base_url)
-                    mark = server_log.mark() if server_log else 0
-                    record = await run_trial(spec, lab)
-                    if server_log:
-                        record = record.model_copy(update={"call_timings": server_log.calls_since(mark)})
-                    if (why := stopped_server(provider.base_url)) is not None:
-                        down.append(why)
-                        record = record.model_copy(update={"infrastructure_error": f"InfrastructureError: {why}"})
-                trials.append(record)
-                with (directory / "trials.jsonl").open("a") as raw:
-                    raw.write(record.model_dump_json() + "\n")
-                progress.finished(record)
+                try:
+                    await drawn_on.ready(spec)  # a random crash: once its fault-free trial is recorded
+                    async with gate:
+                        if down:
+                            return
+                        progress.started()
+                        if server_log and provider.base_url:
+                            await keep_only_the_system_prompt(provider.base_url)
+                        mark = server_log.mark() if server_log else 0
+                        record = await run_trial(spec, lab)
+                        if server_log:
+                            record = record.model_copy(update={"call_timings": server_log.calls_since(mark)})
+                        if (why := stopped_server(provider.base_url)) is not None:
+                            down.append(why)
+                            record = record.model_copy(update={"infrastructure_error": f"InfrastructureError: {why}"})
+                    trials.append(record)
+                    with (directory / "trials.jsonl").open("a") as raw:
+                        raw.write(record.model_dump_json() + "\n")
+                    progress.finished(record)
+                    drawn_on.recorded(record)
+                finally:
+                    drawn_on.done(spec)  # recorded or not: no crash trial waits for it forever
 
             await asyncio.gather(*(one(spec) for spec in together))
             for spec in alone:
                 await one(spec)
             if down:
                 raise InfrastructureError(down[0])
-
-
-async def _stop_cut_short(cluster: LabCluster) -> None:
-    """In a resumed part: the runs a killed part left running are ended before any worker takes
-    them up again (their trials run again, under identities of their own)."""
-    assert cluster.client is not None
-    async for execution in cluster.client.list_workflows("ExecutionStatus = 'Running'"):
-        handle = cluster.client.get_workflow_handle(execution.id, run_id=execution.run_id)
-        await handle.terminate(reason="the experiment was resumed: this trial runs again from its start")

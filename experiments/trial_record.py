@@ -6,6 +6,8 @@ would have done had the model answered otherwise from step K+1 on."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from contracts.postconditions import PostconditionResult
@@ -39,6 +41,24 @@ class CounterfactualRecord(BaseModel):
     invariant_violations: list[str] | None = None
     # An error of the lab's while forking or running the fork (not the agent's).
     infrastructure_error: str | None = Field(default=None)
+
+
+# What a step of a trajectory reached: a model call only, or a call that changed something (the
+# workspace, or a service: `effect`) whose tool ran.
+StepKind = Literal["model", "change", "effect"]
+
+
+class CrashPoint(BaseModel):
+    """Where a random crash was drawn (experiments.trials.random_crash), and what it found."""
+
+    step: int
+    point: Literal["model_call", "before_effect", "after_effect"]
+    # The number drawn, and of how many (step, point) pairs the arm's fault-free trial reached.
+    draw: float
+    pairs: int
+    # Whether the step's external effect had landed when the process died: False before it
+    # acts, True after; None for a point that is no service call's.
+    effect_landed: bool | None = None
 
 
 class TrialBehaviour(BaseModel):
@@ -101,6 +121,11 @@ class TrialRecord(BaseModel):
     recovery_time_s: float | None = None
     faults_configured: list[str] = Field(default_factory=list)
     faults_fired: list[str] = Field(default_factory=list)
+    # What each step reached (experiments.trials.random_crash): a fault-free trial's is what a
+    # random crash of the same arm, task and seed is drawn on. Empty in older records.
+    trajectory: list[StepKind] = Field(default_factory=list)
+    # A random crash: where it was drawn, and whether the step's effect had landed.
+    crash: CrashPoint | None = None
     # The lab's invariants over a durable trial's ledger and history (lab/invariants): each
     # violation as "rule: what (events)". None: not checked (a baseline trial, a record made
     # before they were, or one the lab could not read: `invariants_unchecked` says why).

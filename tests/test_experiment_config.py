@@ -42,6 +42,7 @@ def test_core_covers_every_task_and_every_fault_kind() -> None:
     assert {scenario.kind for scenario in config.scenarios} == set(FaultKind)
     assert {scenario.point for scenario in config.scenarios if scenario.kind == FaultKind.KILL} == {
         "model_call",
+        "before_effect",
         "after_effect",
         "tool_execution",
     }

@@ -22,7 +22,7 @@ computed from `trials.jsonl` alone.
 """
 
 from experiments.report.document import ResultsDocument, latest_report, read_results, read_trials
-from experiments.report.markdown import describe_scenario
+from experiments.report.scenarios import describe_scenario
 from experiments.report.summary import render_summary
 from experiments.report.writer import rewrite_report, write_report
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import yaml
 
-from experiments.config import FaultKind, FaultScenario
+from experiments.config import FaultKind
 from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
@@ -16,6 +16,7 @@ from experiments.report.counterfactual import counterfactual_sections, forks_of_
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
 from experiments.report.invariants import invariants_section
 from experiments.report.provenance_section import provenance_lines
+from experiments.report.scenarios import describe_scenario
 from experiments.trial_record import TrialRecord
 
 
@@ -151,31 +152,6 @@ def _method(document: ResultsDocument) -> str:
     return "\n".join(facts)
 
 
-def describe_scenario(scenario: FaultScenario) -> str:
-    where = f"at {scenario.point}" + (f" of step {scenario.step}" if scenario.step else "")
-    where += f" in tool {scenario.tool}" if scenario.tool else ""
-    match scenario.kind:
-        case FaultKind.NONE:
-            return "no fault injected"
-        case FaultKind.KILL:
-            return (
-                f"SIGKILL of the process {where}; durable: the worker is replaced by another, "
-                "baseline: its own process is run again on the same trial"
-            )
-        case FaultKind.SERVER_RESTART:
-            return f"the Temporal server is stopped and started again once the run reaches step {scenario.after_step}"
-        case FaultKind.MODEL_NOISE:
-            noise = scenario.noise.model_dump(exclude_defaults=True) if scenario.noise else {}
-            return "the noisy provider injects model faults, seeded: " + (
-                ", ".join(f"{name} {value}" for name, value in noise.items()) or "no rate set"
-            )
-        case FaultKind.TOOL_ERROR:
-            return f"the tool call fails transiently once, {where}"
-        case FaultKind.TOOL_TIMEOUT:
-            return f"the tool call times out once, {where}"
-    return str(scenario.kind)
-
-
 def _threats(document: ResultsDocument) -> str:
     config, results = document.config, document.results
     k = config.trials
@@ -195,13 +171,14 @@ def _threats(document: ResultsDocument) -> str:
         "evidence of a difference.",
         "- **One machine.** Wall times and overheads come from one machine and the embedded dev server; a "
         "cluster with a real database has other latencies.",
-        "- **Faults fire at chosen points.** Each fault fires where its scenario says, once; real crashes fall "
-        "anywhere, and points that are not configured are not measured.",
+        "- **Faults fire at chosen points.** Each fault fires where its scenario says, once (a random crash at "
+        "a point drawn from those its fault-free trial reached); real crashes also fall inside a tool's work "
+        "and in the runtime's own bookkeeping, which no point here covers.",
         "- **The baseline's restart policy.** "
         + (
             "After a kill the baseline is run again on the same trial; its result depends on what that "
             "restart keeps (nothing durable), which is a choice of this lab."
-            if any(scenario.kind == FaultKind.KILL for scenario in config.scenarios)
+            if any(scenario.kind in (FaultKind.KILL, FaultKind.RANDOM_CRASH) for scenario in config.scenarios)
             else "No scenario kills a process, so the baseline's restart policy plays no part here."
         ),
         f"- **Infrastructure failures.** {infrastructure} trial(s) failed for the lab's own reasons; they count "

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 from agent.faults import FaultPlan, FaultPoint, FaultSpec, fired_at
 from agent.providers.noisy import read_injected
 from experiments.config import FaultKind
+from experiments.trial_record import CrashPoint
 from experiments.trials.outcome import TrialOutcome
+from experiments.trials.random_crash import draw_crash
 
 # For annotations only: spec.py imports this module (its Lab holds a FaultBook).
 if TYPE_CHECKING:
@@ -31,6 +33,19 @@ class FaultBook:
 
     def fired_at(self, index: int) -> float | None:
         return fired_at(self.path, index)
+
+
+def plan_random_crash(spec: TrialSpec, lab: Lab, run_id: str) -> tuple[int | None, CrashPoint | None, str]:
+    """A random crash's fault, drawn on the same arm's fault-free trial of the task and seed:
+    its index in the fault book and its point; or why none could be drawn."""
+    free = lab.fault_free.get((spec.task.spec.id, spec.runtime, spec.index))
+    if free is None or free.infrastructure_error:
+        return None, None, "no fault-free trial of this arm, task and seed to draw the crash on"
+    crash = draw_crash(spec.task.spec.id, spec.seed, free.trajectory)
+    if crash is None:
+        return None, None, "its fault-free trial reached no step to crash at"
+    fault = FaultSpec(point=FaultPoint(crash.point), action="kill", run_id=run_id, step=crash.step, delay_s=0)
+    return lab.faults.add(fault), crash, ""
 
 
 def plan_fault(spec: TrialSpec, lab: Lab, run_id: str) -> int | None:

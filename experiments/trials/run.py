@@ -21,9 +21,10 @@ from experiments.trial_record import TrialRecord
 from experiments.trials.baseline_trial import run_baseline
 from experiments.trials.counterfactual import fork_trial
 from experiments.trials.durable_trial import durable_recovery, run_durable
-from experiments.trials.fault_plan import faults_fired, plan_fault
+from experiments.trials.fault_plan import faults_fired, plan_fault, plan_random_crash
 from experiments.trials.invariants import trial_invariants
 from experiments.trials.outcome import TrialOutcome
+from experiments.trials.random_crash import trajectory_of
 from experiments.trials.spec import Lab, TrialSpec, request_for
 
 TRIAL_TIMEOUT_S = 600.0
@@ -44,6 +45,11 @@ async def run_trial(spec: TrialSpec, lab: Lab) -> TrialRecord:
     )
     request = request_for(spec, lab)
     fault_index = plan_fault(spec, lab, request.run_id)
+    if spec.scenario.kind == FaultKind.RANDOM_CRASH:
+        fault_index, crash, why_not = plan_random_crash(spec, lab, request.run_id)
+        if crash is None:  # not run: there is nothing to crash it at
+            return record.model_copy(update={"valid": False, "invalid_reason": why_not})
+        record = record.model_copy(update={"crash": crash})
     started = time.monotonic()
     try:
         # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation (Ctrl-C)
@@ -81,7 +87,7 @@ async def _measure(
     if ops_world.seed_file(spec.task.fixture_dir) is not None:
         duplicates = duplicate_effects(await ops_world.world_state(deps.ops_url, spec.identity))
     fired, recovery = faults_fired(spec, lab, outcome, fault_index)
-    if spec.runtime == "durable" and spec.scenario.kind == FaultKind.KILL:
+    if spec.runtime == "durable" and spec.scenario.kind in (FaultKind.KILL, FaultKind.RANDOM_CRASH):
         recovery = await durable_recovery(lab, result.run_id, fault_index)
     violations, unchecked = None, ""
     if spec.runtime == "durable" and lab.cluster.client is not None:
@@ -111,6 +117,7 @@ async def _measure(
             "unapproved_effects": unapproved,
             "verifier_rejections": verifier_rejections(result.steps),
             "behaviour": behaviour(result.steps),
+            "trajectory": trajectory_of(result.steps),
             "recovery_time_s": recovery,
             "faults_fired": fired,
             "invariant_violations": violations,

@@ -4,12 +4,13 @@ runs."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from contracts import ProviderConfig, RunRequest
 from experiments.config import ExperimentConfig, ExperimentRuntime, FaultKind, FaultScenario
 from experiments.harness import LabCluster
+from experiments.trial_record import TrialRecord
 from experiments.trials.fault_plan import FaultBook
 from lab.runs.catalog import Task
 from lab.runs.run_request import build_request
@@ -51,6 +52,9 @@ class Lab:
     scratch: Path
     # The provider a trial's fork runs with, when the config asks for counterfactuals.
     counterfactual_provider: ProviderConfig | None = None
+    # The fault-free trials recorded so far, by (task, runtime, trial index): a random crash is
+    # drawn on its arm's (experiments.trials.random_crash).
+    fault_free: dict[tuple[str, str, int], TrialRecord] = field(default_factory=dict)
 
 
 def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
