@@ -10,12 +10,17 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
+from activities.registered import all_activities
 from agent.providers import completions
 from baseline import BaselineLoop
 from baseline import loop as baseline_loop
 from contracts import (
+    ExecuteAndCheckInput,
+    ExecutedAndChecked,
     ExecuteToolInput,
     FileContains,
     ProviderConfig,
@@ -26,6 +31,7 @@ from contracts import (
     RunState,
     ToolResult,
 )
+from contracts import activity_names as named
 from contracts.errors import ToolUnavailable
 from experiments.config import ExperimentConfig
 from experiments.report.arms_setup import information_and_retries
@@ -207,6 +213,35 @@ async def test_the_baseline_tries_a_tool_call_as_often_as_the_budget_says(
     result = await BaselineLoop(lab_deps()).run(_request(tmp_path, model, "baseline", retries=retries))
 
     assert len(tries) == attempts
+    assert (result.outcome == RunState.COMPLETED) == (attempts == 3), result.reason
+
+
+@pytest.mark.parametrize("attempts", [2, 3])
+async def test_the_durable_runtime_tries_a_tool_call_as_often_as_the_budget_says(
+    dev_env: WorkflowEnvironment, task_queue: str, tmp_path: Path, model: FakeOpenAIServer, attempts: int
+) -> None:
+    deps = lab_deps()
+    registered = all_activities(deps)
+    real = next(a for a in registered if a.__temporal_activity_definition.name == named.EXECUTE_AND_CHECK)  # type: ignore[attr-defined]
+    tries: list[int] = []
+
+    # The worker's own activity, failing its first two attempts as a service that is down would.
+    @activity.defn(name=named.EXECUTE_AND_CHECK)
+    async def flaky(asked: ExecuteAndCheckInput) -> ExecutedAndChecked:
+        tries.append(activity.info().attempt)
+        if len(tries) <= 2:
+            raise ApplicationError("the service the tool acts on is down", type="ToolUnavailable")
+        return await real(asked)
+
+    _plan(model)
+    model.answer(_write("done"))
+    retries = FAST.model_copy(update={"tool_attempts": attempts})
+    request = _request(tmp_path, model, "durable", retries=retries)
+    others = [a for a in registered if a is not real]
+    async with build_worker(dev_env.client, task_queue, dependencies=deps, activities=[*others, flaky]):
+        result = await execute_run(dev_env.client, request, task_queue)
+
+    assert tries == list(range(1, attempts + 1))
     assert (result.outcome == RunState.COMPLETED) == (attempts == 3), result.reason
 
 
