@@ -33,9 +33,11 @@ from contracts import (
 )
 from contracts import activity_names as named
 from contracts.errors import ToolUnavailable
-from experiments.config import ExperimentConfig
+from experiments.config import ExperimentConfig, FaultScenario
 from experiments.report.arms_setup import information_and_retries
+from experiments.trials.spec import Lab, TrialSpec, request_for
 from host.build import build_worker
+from lab.runs.catalog import load_task
 from tests.fake_openai_server import FakeOpenAIServer
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
@@ -268,3 +270,20 @@ def test_the_reports_method_says_what_every_arm_was_told_and_its_retries() -> No
     assert "every arm had 2 model and 2 tool attempts, backoff 0.01 s x2 up to 0.05 s" in said
     # Unset, the config's dump (and its digest) is as before the settings existed.
     assert "show_acceptance" not in config.model_dump_json() and "retries" not in config.model_dump_json()
+
+
+def test_every_arm_of_an_experiment_gets_the_same_settings(tmp_path: Path) -> None:
+    config = ExperimentConfig(
+        name="x",
+        tasks=["small-off-by-one"],
+        runtimes=["durable", "baseline", "baseline+verifier"],
+        trials=1,
+        show_acceptance=False,
+        retries=FAST,
+    )
+    # What request_for reads of the lab: its provider and config (no cluster is started).
+    lab = Lab(cluster=None, faults=None, provider=ProviderConfig(), config=config, scratch=tmp_path)  # type: ignore[arg-type]
+    for runtime in config.runtimes:
+        spec = TrialSpec("x-1", load_task("small-off-by-one"), runtime, FaultScenario(name="none"), 0, 0)
+        request = request_for(spec, lab)
+        assert (request.show_acceptance, request.retries) == (False, FAST), runtime
