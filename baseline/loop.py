@@ -40,6 +40,7 @@ from contracts import (
     ExecuteToolInput,
     PrepareWorkspaceInput,
     ProposeActionInput,
+    RetryBudget,
     RunRequest,
     RunResult,
     RunState,
@@ -79,11 +80,15 @@ class BaselineLoop:
         self._attempts = attempts
         self._retry_delay_s = retry_delay_s
         self._failed_attempts = Usage()
+        self._retries: RetryBudget | None = None
 
     async def run(self, request: RunRequest) -> RunResult:
         started = time.monotonic()
         usage = Usage()
         self._failed_attempts = Usage()
+        self._retries = request.retries
+        # The acceptance checks' status as last told, when the run shows it (show_acceptance).
+        status = ""
         conversation = StepLog()
         executed: list[ExecutedCall] = []
         # Its effects so far, for the approval rules' limits over the run, as the durable runtime
@@ -113,6 +118,7 @@ class BaselineLoop:
                 run_id=request.run_id,
                 step=step,
                 tools=request.tools,
+                acceptance=request.acceptance if request.show_acceptance else None,
             )
             try:
                 async with self._on_model_call(step, usage + self._failed_attempts):
@@ -205,13 +211,19 @@ class BaselineLoop:
                 unapproved.append(
                     UnapprovedEffect(step=step, tool=result.tool, reason_code=need.reason_code, message=need.message)
                 )
+            # Told as the durable runtime tells it, with the same words, when the run shows it.
+            shown = None
+            if request.show_acceptance and result.ok and request.acceptance:
+                shown = await check(self._deps, Path(workspace), request.acceptance, request.world_id)
+            said = feedback.after_tool(result, shown, told=status)
+            status = feedback.after_check(shown) if shown is not None else status
             record = conversation.record(
                 step,
                 request.task_id,
                 "committed" if result.ok else "rejected",
                 proposal,
                 usage=spent,
-                said=feedback.after_tool(result, None),
+                said=said,
                 # A person's approval shows as the verdict that asked for it (what the measure reads).
                 verdict=verdict if verdict is not None and need is not None else None,
                 result=result.summary(),
@@ -249,8 +261,11 @@ class BaselineLoop:
         )
 
     async def _retrying(self, call: Callable[[Dependencies, In], Awaitable[Out]], argument: In) -> Out:
-        """Simple retries: a fixed pause, a fixed number of attempts, transient errors only.
-        What a failed model attempt cost travels in its error; it is counted all the same."""
+        """Simple retries: transient errors only, a fixed pause and number of attempts, or the
+        run's retry budget (RunRequest.retries) when it has one. What a failed model attempt
+        cost travels in its error; it is counted all the same."""
+        budget, model = self._retries, isinstance(argument, ProposeActionInput)
+        attempts = self._attempts if budget is None else budget.model_attempts if model else budget.tool_attempts
         attempt = 1
         while True:
             if isinstance(argument, ProposeActionInput):
@@ -261,11 +276,11 @@ class BaselineLoop:
             except LabError as error:
                 if isinstance(error, ProviderError) and error.usage is not None:
                     self._failed_attempts += error.usage
-                if not error.retryable or attempt >= self._attempts:
+                if not error.retryable or attempt >= attempts:
                     raise
                 # A server's own retry-after, when it gave one; else the fixed pause.
                 retry_after = error.retry_after_s if isinstance(error, ProviderUnavailable) else None
-                pause = retry_after or self._retry_delay_s
+                pause = retry_after or (self._retry_delay_s if budget is None else budget.backoff_s(attempt))
             attempt += 1
             await asyncio.sleep(pause)
 

@@ -70,6 +70,7 @@ from contracts.postconditions import (
 )
 from contracts.provider import NoiseConfig, Price, ProviderConfig, Turn
 from contracts.queues import TASK_QUEUE
+from contracts.retries import RetryBudget
 from contracts.run import (
     ForkOrigin,
     PlanProgress,
@@ -149,6 +150,7 @@ __all__ = [
     "RecordThenProposeInput",
     "RecordedThenProposed",
     "ResourceLimit",
+    "RetryBudget",
     "RiskLevel",
     "RunBudget",
     "RunRequest",

@@ -149,6 +149,9 @@ class ProposeActionInput(BaseModel):
     attempt: int = Field(default=1, ge=1)
     # The tools the prompt lists and the answer's schema allows (names: the worker adds the specs).
     tools: list[str] | None = offered_tools()
+    # The checks the whole goal is done when, shown to a model that works on the whole goal
+    # (the baseline) when its run shows them (RunRequest.show_acceptance); None: not shown.
+    acceptance: list[Postcondition] | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class ProposeActionResult(BaseModel):

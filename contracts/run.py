@@ -17,6 +17,7 @@ from contracts.plan import Plan, Subtask
 from contracts.policy import PolicyProfile
 from contracts.postconditions import Postcondition, PostconditionResult
 from contracts.provider import ProviderConfig, Turn
+from contracts.retries import RetryBudget
 from contracts.run_state import RunState
 from contracts.sandbox import SandboxReport
 from contracts.tools import offered_tools
@@ -219,6 +220,14 @@ class RunRequest(BaseModel):
     # The tools the task offers (TaskSpec.offered_tools), the only ones shown to the model and
     # run (None: every tool, as in runs recorded before tasks declared theirs).
     tools: list[str] | None = offered_tools()
+    # Whether the model is told the task's acceptance checks and, after each step, which of them
+    # do not hold yet: one setting for every arm of an experiment (equal information). None:
+    # each runtime as before (the durable one tells, the baseline does not). The durable
+    # workflow checks a "finish" either way. Left out of the JSON when None, as `tools`.
+    show_acceptance: bool | None = Field(default=None, exclude_if=lambda value: value is None)
+    # Attempts and backoff of model and tool calls, the same in both runtimes (None: each
+    # runtime's own policies, as before).
+    retries: RetryBudget | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @property
     def world_id(self) -> str:

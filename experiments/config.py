@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from contracts import ProviderConfig
 from contracts.budget import RunBudget
 from contracts.provider import NoiseConfig
+from contracts.retries import RetryBudget
 from settings import PROJECT_ROOT
 
 ExperimentRuntime = Literal["durable", "baseline", "baseline+verifier"]
@@ -174,6 +175,13 @@ class ExperimentConfig(BaseModel):
     # experiment's person approves it as it does a durable trial's, so both runtimes can ask;
     # `none`, and it runs unasked, as a naive loop's does: an unapproved effect, a failed trial.
     baseline_approval: Literal["ask", "none"] = "ask"
+    # Equal information and equal retries for every arm (RunRequest.show_acceptance, .retries):
+    # a headline comparison sets `show_acceptance: false` and one `retries`. None: each
+    # runtime's own (the durable model is shown the checks, the baseline's is not; the durable
+    # runtime's retry policies, the baseline's 3 attempts). Left out of the config's dump, and
+    # so of its digest, when None: experiments recorded before them resume unchanged.
+    show_acceptance: bool | None = Field(default=None, exclude_if=lambda value: value is None)
+    retries: RetryBudget | None = Field(default=None, exclude_if=lambda value: value is None)
     counterfactual: CounterfactualSpec | None = None
 
     def runs(self, scenario: FaultScenario, runtime: ExperimentRuntime) -> bool:

@@ -8,7 +8,7 @@ fast.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from temporalio import workflow
@@ -16,6 +16,7 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from contracts.errors import non_retryable_types
+    from contracts.retries import RetryBudget
 
 
 @dataclass(frozen=True)
@@ -117,3 +118,24 @@ CHECK = ActivityOptions(
     retry=_backing_off(0, timedelta(seconds=10)),
     schedule_to_close=timedelta(minutes=20),
 )
+
+
+def for_model(retries: RetryBudget | None) -> ActivityOptions:
+    """A model call's options under a run's retry budget (RunRequest.retries; None: MODEL's own)."""
+    return MODEL if retries is None else replace(MODEL, retry=_budgeted(retries, retries.model_attempts))
+
+
+def for_tool(opts: ActivityOptions, retries: RetryBudget | None) -> ActivityOptions:
+    """A tool call's options (EXECUTE_AND_CHECK, READ) under a run's retry budget: counted
+    attempts instead of retrying for minutes, as the baseline counts them."""
+    return opts if retries is None else replace(opts, retry=_budgeted(retries, retries.tool_attempts))
+
+
+def _budgeted(retries: RetryBudget, attempts: int) -> RetryPolicy:
+    return RetryPolicy(
+        initial_interval=timedelta(seconds=retries.initial_backoff_s),
+        backoff_coefficient=retries.backoff_coefficient,
+        maximum_interval=timedelta(seconds=retries.max_backoff_s),
+        maximum_attempts=attempts,
+        non_retryable_error_types=_NON_RETRYABLE,
+    )

@@ -172,14 +172,15 @@ async def _start(run: Run) -> None:
     goal = CompileGoalInput(
         provider=request.provider, goal=request.goal, acceptance=request.acceptance, tools=request.tools
     )
-    compiled = await calls.call(named.COMPILE_GOAL, goal, CompileGoalResult, options.MODEL, "interpret the goal")
+    model = options.for_model(request.retries)
+    compiled = await calls.call(named.COMPILE_GOAL, goal, CompileGoalResult, model, "interpret the goal")
     snapshot.usage += compiled.usage + compiled.failed_attempts
     snapshot.wasted += compiled.failed_attempts
     snapshot.goal_spec = compiled.goal_spec
 
     run.move(S.PLANNING)
     planning = DraftPlanInput(provider=request.provider, goal_spec=compiled.goal_spec, tools=request.tools)
-    planned = await calls.call(named.DRAFT_PLAN, planning, DraftPlanResult, options.MODEL, "draft a plan")
+    planned = await calls.call(named.DRAFT_PLAN, planning, DraftPlanResult, model, "draft a plan")
     snapshot.usage += planned.usage + planned.failed_attempts
     snapshot.wasted += planned.failed_attempts
     snapshot.plan = Plan(subtasks=planned.plan.topological_order())

@@ -68,7 +68,8 @@ async def execute_then_check(
 ) -> ExecutedAndChecked:
     """The call, and the task's postconditions after it if it succeeded (activities/fused.py)."""
     asked = ExecuteAndCheckInput(execution=execution, check=checking(run, postconditions) if postconditions else None)
-    return await call(named.EXECUTE_AND_CHECK, asked, ExecutedAndChecked, options.EXECUTE_AND_CHECK, summary)
+    opts = options.for_tool(options.EXECUTE_AND_CHECK, run.request.retries)
+    return await call(named.EXECUTE_AND_CHECK, asked, ExecutedAndChecked, opts, summary)
 
 
 def _earlier_runs(run: Run, proposal: ActionProposal) -> list[ExecutedCall]:
@@ -107,6 +108,7 @@ async def verify_then_read(run: Run, execution: ExecuteToolInput) -> VerifiedRea
     """A read-only call verified and, if allowed, run, in the workflow task the proposal's
     result started (activities/fused.py)."""
     proposal = execution.proposal
+    opts = options.for_tool(options.READ, run.request.retries)
     return await workflow.execute_local_activity(
         named.VERIFY_AND_READ,
         VerifyAndReadInput(
@@ -116,8 +118,8 @@ async def verify_then_read(run: Run, execution: ExecuteToolInput) -> VerifiedRea
             effects=_earlier_effects(run, proposal),
         ),
         result_type=VerifiedRead,
-        start_to_close_timeout=options.READ.start_to_close,
-        retry_policy=options.READ.retry,
+        start_to_close_timeout=opts.start_to_close,
+        retry_policy=opts.retry,
         summary=f"step {run.snapshot.step}: verify and read {proposal.describe()}",
     )
 
@@ -141,7 +143,8 @@ async def propose(run: Run, asked: ProposeActionInput, summary: str) -> ProposeA
     if pending is not None:
         summary += f"; step {pending.step}: {_closing(pending)}"
     asked_both = RecordThenProposeInput(record=pending, propose=asked)
-    done = await call(named.RECORD_THEN_PROPOSE, asked_both, RecordedThenProposed, options.MODEL, summary)
+    opts = options.for_model(run.request.retries)
+    done = await call(named.RECORD_THEN_PROPOSE, asked_both, RecordedThenProposed, opts, summary)
     if done.recorded is not None:
         _recorded(run, done.recorded)
     return done.proposed

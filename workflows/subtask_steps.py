@@ -64,7 +64,7 @@ async def run_subtask_steps(run: Run, subtask: Subtask, index: int, *, resumed: 
             asked = ProposeActionInput(
                 provider=request.provider,
                 goal=request.goal,
-                subtask=subtask,
+                subtask=subtask if _told(run) else subtask.model_copy(update={"postconditions": []}),
                 history=[],
                 conversation=snapshot.subtask.conversation,
                 workspace=snapshot.workspace,
@@ -102,7 +102,7 @@ async def _finish_holds(run: Run, subtask: Subtask, proposal: ActionProposal, us
     run.snapshot.subtask.last_check = check
     if not check.passed:
         run.snapshot.subtask.status = feedback.after_check(check)
-        said = "claimed done, but " + run.snapshot.subtask.status
+        said = "claimed done, but " + (run.snapshot.subtask.status if _told(run) else "it is not done yet")
         await end_step(run, subtask, StepEnd("rejected", proposal, usage, said, check=check))
         return False
     await end_step(run, subtask, StepEnd("committed", proposal, usage, "done", check=check), last=True)
@@ -173,7 +173,8 @@ async def _tool_step(run: Run, subtask: Subtask, proposal: ActionProposal, usage
     # subtask would have ended.)
     run.move(S.CHECKING)
     if read_only and snapshot.subtask.last_check is not None:
-        said = feedback.after_tool(result, snapshot.subtask.last_check, told=snapshot.subtask.status)
+        shown = snapshot.subtask.last_check if _told(run) else None
+        said = feedback.after_tool(result, shown, told=snapshot.subtask.status)
         await end_step(run, subtask, StepEnd("committed", proposal, usage, said, verdict, result))
         return False
     if read_only and subtask.postconditions:
@@ -181,9 +182,15 @@ async def _tool_step(run: Run, subtask: Subtask, proposal: ActionProposal, usage
         check = await calls.check(run, subtask.postconditions, f"step {snapshot.step}: check {subtask.id}")
     if check is not None:
         snapshot.subtask.last_check = check
-    said = feedback.after_tool(result, check, told=snapshot.subtask.status)
+    said = feedback.after_tool(result, check if _told(run) else None, told=snapshot.subtask.status)
     if check is not None:
         snapshot.subtask.status = feedback.after_check(check)
     done = check is not None and check.passed
     await end_step(run, subtask, StepEnd("committed", proposal, usage, said, verdict, result, check), last=done)
     return done
+
+
+def _told(run: Run) -> bool:
+    """Whether the model is told the subtask's checks and their status (RunRequest.show_acceptance:
+    None, as before the setting, tells). The checks run and judge a "finish" either way."""
+    return run.request.show_acceptance is not False

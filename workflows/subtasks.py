@@ -216,7 +216,7 @@ async def _revise(run: Run, reason: str) -> str | None:
     revision = PlanRevision(version=version + 1, reason=reason, done=list(snapshot.plan_progress.merged))
     asked = DraftPlanInput(provider=request.provider, goal_spec=goal_spec, revision=revision, tools=request.tools)
     summary = f"revise the plan: v{version} -> v{version + 1}"
-    planned = await calls.call(named.DRAFT_PLAN, asked, DraftPlanResult, options.MODEL, summary)
+    planned = await calls.call(named.DRAFT_PLAN, asked, DraftPlanResult, options.for_model(request.retries), summary)
     snapshot.usage += planned.usage + planned.failed_attempts
     snapshot.wasted += planned.failed_attempts
     redone = sorted({subtask.id for subtask in planned.plan.subtasks} & set(snapshot.plan_progress.merged))

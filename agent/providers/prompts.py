@@ -16,7 +16,7 @@ from typing import Any
 
 from agent.feedback import without_durations
 from agent.providers.schemas import ANSWER_KEY
-from contracts import ActionProposal, ProposeActionInput, ToolSpec, Turn
+from contracts import ActionProposal, Postcondition, ProposeActionInput, ToolSpec, Turn
 
 Message = dict[str, str]
 
@@ -197,19 +197,26 @@ def _assignment(request: ProposeActionInput) -> str:
     parts = [_goal_and_files(request.goal, request.workspace_files)]
     subtask = request.subtask
     if subtask is None:
-        parts.append("Work on the whole goal; answer finish when it is achieved.")
+        whole = ["Work on the whole goal; answer finish when it is achieved."]
+        if request.acceptance:
+            whole.extend(_done_when(request.acceptance))
+        parts.append("\n".join(whole))
         return "\n\n".join(parts)
     # The model's word for a subtask is "task" (its plan's schema): the prompt keeps it.
     lines = [f"Current task ({subtask.id}): {subtask.title}"]
     if subtask.instructions:
         lines.append(f"Instructions: {subtask.instructions.strip()}")
     if subtask.postconditions:
-        lines.append("It is done when:")
-        lines.extend(f"- {condition.describe()}" for condition in subtask.postconditions)
+        lines.extend(_done_when(subtask.postconditions))
     else:
         lines.append("It is done when you answer finish.")
     parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def _done_when(conditions: Sequence[Postcondition]) -> list[str]:
+    """The checks a piece of work is judged on, in the same words in both runtimes."""
+    return ["It is done when:", *(f"- {condition.describe()}" for condition in conditions)]
 
 
 def _goal_and_files(goal: str, files: Sequence[str]) -> str:

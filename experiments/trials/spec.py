@@ -71,6 +71,9 @@ def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
         "run_id": run_id,
         "baseline_verifies": spec.runtime == "baseline+verifier",
         "parallel_subtasks": lab.config.parallel_subtasks and runtime == "durable",
+        # The same for every arm: what the model is told, and how often a call is tried.
+        "show_acceptance": lab.config.show_acceptance,
+        "retries": lab.config.retries,
     }
     if lab.config.budget is not None:
         updates["budget"] = lab.config.budget
