@@ -4,22 +4,29 @@ Its state is a conversation (every turn so far) held in memory; the model sees a
 decides when it is done. It calls the very functions the durable workers run as activities
 (provider, tools, postcondition check), so a difference in results is the orchestration's.
 What it lacks on purpose: a plan, a verifier before execution, checks between steps, durable
-state. A crash loses the run. What it keeps, as the durable runtime does, is the host's safety:
+state: a crash loses the run. What it keeps, as the durable runtime does, is the host's safety:
 the same sandbox, and the same host-disk budget per run; and a person's approval, asked with the
 same rule (agent.approval_need) of an `approver` when it is given one. Given none, a call that
 needs approval runs all the same and is recorded as an unapproved effect, which fails the run.
+
+Given a `journal` (baseline.journal), it is the journaled loop: every call to the outside world
+goes through it, so a rerun under the same run id reads back what a killed attempt had done and
+goes on live where it was. Without one, a rerun starts over.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import ParamSpec, TypeVar
 
-from agent import disk_use, feedback
+from pydantic import TypeAdapter
+
+from agent import feedback
 from agent.budget import disk_exhausted, disk_left
 from agent.dependencies import Dependencies
 from agent.earlier_effects import earlier_effect, for_rule
@@ -28,19 +35,24 @@ from agent.model_calls import propose_action
 from agent.postconditions import check
 from agent.sandbox.private_tmp import selected_private_tmp
 from agent.step_log import StepLog
-from agent.tools.registry import READ_ONLY_TOOLS
 from agent.verification import approval_needed, executed_call, verify
 from agent.workspace import prepare_workspace
 from baseline.approval import Approver, pending
+from baseline.disk import disk_after, measured
+from baseline.journal import StepJournal
+from baseline.retrying import Retrying
 from contracts import (
+    ActionProposal,
     ApprovalDecision,
     DiskUse,
     EarlierEffect,
     ExecutedCall,
     ExecuteToolInput,
+    PostconditionResult,
     PrepareWorkspaceInput,
+    PrepareWorkspaceResult,
     ProposeActionInput,
-    RetryBudget,
+    ProposeActionResult,
     RunRequest,
     RunResult,
     RunState,
@@ -48,15 +60,27 @@ from contracts import (
     ToolResult,
     UnapprovedEffect,
     Usage,
+    Verdict,
 )
 from contracts.counts import counted
-from contracts.errors import LabError, ProviderError, ProviderUnavailable
+from contracts.errors import LabError
 
 StepCallback = Callable[[StepRecord], None]
 # Around each model call (its retries included): the step it proposes, and the run's usage so far.
 ModelCallWatch = Callable[[int, Usage], contextlib.AbstractAsyncContextManager[object]]
-In = TypeVar("In")
-Out = TypeVar("Out")
+# A call to the outside world made live (not read back from a journal): its step and its name.
+LiveCallWatch = Callable[[int, str], None]
+T = TypeVar("T")
+P = ParamSpec("P")
+
+# What each journaled call gives back, by its name in the journal.
+_PREPARED = TypeAdapter(PrepareWorkspaceResult)
+_DISK = TypeAdapter(DiskUse)
+_PROPOSED = TypeAdapter(ProposeActionResult)
+_VERDICT = TypeAdapter(Verdict | None)
+_DECISION = TypeAdapter(ApprovalDecision)
+_RESULT = TypeAdapter(ToolResult)
+_CHECKED = TypeAdapter(PostconditionResult)
 
 
 class BaselineLoop:
@@ -69,39 +93,43 @@ class BaselineLoop:
         attempts: int = 3,
         retry_delay_s: float = 1.0,
         approver: Approver | None = None,
+        journal: StepJournal | None = None,
+        on_live_call: LiveCallWatch | None = None,
     ) -> None:
         """`deps`: what the core uses (its data directory, sandbox, services, keys), handed in by
         whoever runs the loop, as a worker hands its own to its activities. `approver`: the
-        person asked before a call that needs approval runs (None: nobody is asked)."""
+        person asked before a call that needs approval runs (None: nobody is asked).
+        `journal`: where its calls are kept, and read back from on a rerun (None: nowhere)."""
         self._deps = deps
         self._approver = approver
+        self._journal = journal
         self._on_step = on_step or (lambda record: None)
         self._on_model_call = on_model_call or (lambda step, usage: contextlib.nullcontext())
+        self._on_live_call = on_live_call or (lambda step, call: None)
         self._attempts = attempts
         self._retry_delay_s = retry_delay_s
-        self._failed_attempts = Usage()
-        self._retries: RetryBudget | None = None
+        self._retrying = Retrying(deps, attempts, retry_delay_s, None)
 
     async def run(self, request: RunRequest) -> RunResult:
         started = time.monotonic()
         usage = Usage()
-        self._failed_attempts = Usage()
-        self._retries = request.retries
+        self._retrying = Retrying(self._deps, self._attempts, self._retry_delay_s, request.retries)
         # The acceptance checks' status as last told, when the run shows it (show_acceptance).
         status = ""
         conversation = StepLog()
         executed: list[ExecutedCall] = []
         # Its effects so far, for the approval rules' limits over the run, as the durable runtime
-        # keeps them; in memory, so a baseline run restarted after a crash starts counting anew.
+        # keeps them; in memory, so a rerun after a crash starts counting anew (unless journaled:
+        # then the tool results read back count them again).
         effects: list[EarlierEffect] = []
         approvals: list[ApprovalDecision] = []
         unapproved: list[UnapprovedEffect] = []
         prepared = PrepareWorkspaceInput(world_id=request.world_id, fixture_dir=request.fixture_dir)
-        prepared_workspace = await prepare_workspace(self._deps, prepared)
+        # The listing the model is shown stays the first attempt's on a journaled rerun.
+        prepared_workspace = await self._once(0, "workspace", _PREPARED, prepare_workspace, self._deps, prepared)
         workspace = prepared_workspace.path
-        # What the run holds on the host's disk (agent.budget): measured after every tool that
-        # may write (the baseline makes no checkpoints: its repository holds the fixture).
-        disk = await asyncio.to_thread(disk_use.measure, self._deps.checkpoints, Path(workspace))
+        # What the run holds on the host's disk (agent.budget), measured again after every tool.
+        disk = await self._once(0, "disk", _DISK, measured, self._deps.checkpoints, Path(workspace))
 
         outcome, reason = RunState.BUDGET_EXHAUSTED, f"no finish within {counted(request.budget.max_steps, 'step')}"
         for step in range(1, request.budget.max_steps + 1):
@@ -121,8 +149,7 @@ class BaselineLoop:
                 acceptance=request.acceptance if request.show_acceptance else None,
             )
             try:
-                async with self._on_model_call(step, usage + self._failed_attempts):
-                    proposed = await self._retrying(propose_action, asked)
+                proposed = await self._once(step, "model", _PROPOSED, self._propose, step, asked, usage)
             except LabError as error:
                 outcome, reason = RunState.FAILED, f"model call failed: {type(error).__name__}: {error}"
                 break
@@ -143,41 +170,24 @@ class BaselineLoop:
                 outcome, reason = RunState.COMPLETED, ""
                 break
             # By default no verifier: what the model proposes runs, once a person allows what needs it.
-            verdict = None
             earlier = for_rule(proposal, effects)
-            tmp = await selected_private_tmp(self._deps)  # /tmp is the command's own in this sandbox
-            if request.baseline_verifies:
-                # The same verifier as the durable runtime's, repeated-action check included.
-                verdict = await asyncio.to_thread(
-                    verify,
-                    Path(workspace),
-                    proposal,
-                    request.profile,
-                    executed,
-                    earlier,
-                    private_tmp=tmp,
-                    offered=request.tools,
+            judged = (request, Path(workspace), proposal, executed, earlier)
+            verdict = await self._once(step, "verdict", _VERDICT, self._judge, *judged)
+            need = verdict if verdict is not None and verdict.decision == "needs_approval" else None
+            if not request.baseline_verifies:
+                verdict = None  # it asked only whether a person must allow the call
+            elif verdict is not None and (
+                verdict.decision == "reject" or (need is not None and self._approver is None)
+            ):
+                said = feedback.after_verdict(verdict)
+                rejected = conversation.record(
+                    step, request.task_id, "rejected", proposal, usage=spent, said=said, verdict=verdict
                 )
-                need = verdict if verdict.decision == "needs_approval" else None
-                if verdict.decision == "reject" or (need is not None and self._approver is None):
-                    said = feedback.after_verdict(verdict)
-                    rejected = conversation.record(
-                        step, request.task_id, "rejected", proposal, usage=spent, said=said, verdict=verdict
-                    )
-                    self._on_step(rejected)
-                    continue
-            else:
-                need = await asyncio.to_thread(
-                    approval_needed,
-                    Path(workspace),
-                    proposal,
-                    request.profile,
-                    earlier,
-                    private_tmp=tmp,
-                    offered=request.tools,
-                )
-            if need is not None and self._approver is not None:
-                decision = await self._approver(pending(step, request.task_id, proposal, need))
+                self._on_step(rejected)
+                continue
+            if need is not None and (approver := self._approver) is not None:
+                asking = pending(step, request.task_id, proposal, need)
+                decision = await self._once(step, "approval", _DECISION, approver, asking)
                 approvals.append(decision)
                 if not decision.approved:
                     said = feedback.after_denial(decision)
@@ -198,11 +208,13 @@ class BaselineLoop:
                 tools=request.tools,
             )
             try:
-                result = await self._retrying(execute, execution)
+                result = await self._once(step, "tool", _RESULT, self._retrying, execute, execution)
             except LabError as error:
                 outcome, reason = RunState.FAILED, f"tool call failed: {type(error).__name__}: {error}"
                 break
-            disk = await _disk_after(self._deps.checkpoints, disk, Path(workspace), result)
+            disk = await self._once(
+                step, "disk", _DISK, disk_after, self._deps.checkpoints, disk, Path(workspace), result
+            )
             if verdict is not None and (ran := executed_call(step, proposal, verdict, result)) is not None:
                 executed.append(ran)
             if (effect := earlier_effect(step, proposal, result)) is not None:
@@ -214,7 +226,8 @@ class BaselineLoop:
             # Told as the durable runtime tells it, with the same words, when the run shows it.
             shown = None
             if request.show_acceptance and result.ok and request.acceptance:
-                shown = await check(self._deps, Path(workspace), request.acceptance, request.world_id)
+                acceptance = (self._deps, Path(workspace), request.acceptance, request.world_id)
+                shown = await self._once(step, "shown", _CHECKED, check, *acceptance)
             said = feedback.after_tool(result, shown, told=status)
             status = feedback.after_check(shown) if shown is not None else status
             record = conversation.record(
@@ -249,8 +262,8 @@ class BaselineLoop:
             workspace=workspace,
             steps=conversation.steps,
             acceptance=acceptance,
-            usage=usage + self._failed_attempts,
-            wasted=self._failed_attempts
+            usage=usage + self._retrying.failed,
+            wasted=self._retrying.failed
             + sum((s.usage for s in conversation.steps if s.outcome == "rejected"), Usage()),
             wall_time_s=time.monotonic() - started,
             effects=effects,
@@ -260,36 +273,35 @@ class BaselineLoop:
             disk=disk,
         )
 
-    async def _retrying(self, call: Callable[[Dependencies, In], Awaitable[Out]], argument: In) -> Out:
-        """Simple retries: transient errors only, a fixed pause and number of attempts, or the
-        run's retry budget (RunRequest.retries) when it has one. What a failed model attempt
-        cost travels in its error; it is counted all the same."""
-        budget, model = self._retries, isinstance(argument, ProposeActionInput)
-        attempts = self._attempts if budget is None else budget.model_attempts if model else budget.tool_attempts
-        attempt = 1
-        while True:
-            if isinstance(argument, ProposeActionInput):
-                # A model call knows its attempt, as a Temporal activity does.
-                argument = argument.model_copy(update={"attempt": attempt})  # type: ignore[assignment]
-            try:
-                return await call(self._deps, argument)
-            except LabError as error:
-                if isinstance(error, ProviderError) and error.usage is not None:
-                    self._failed_attempts += error.usage
-                if not error.retryable or attempt >= attempts:
-                    raise
-                # A server's own retry-after, when it gave one; else the fixed pause.
-                retry_after = error.retry_after_s if isinstance(error, ProviderUnavailable) else None
-                pause = retry_after or (self._retry_delay_s if budget is None else budget.backoff_s(attempt))
-            attempt += 1
-            await asyncio.sleep(pause)
+    async def _propose(self, step: int, asked: ProposeActionInput, usage: Usage) -> ProposeActionResult:
+        async with self._on_model_call(step, usage + self._retrying.failed):
+            return await self._retrying(propose_action, asked)
 
+    async def _judge(
+        self,
+        request: RunRequest,
+        workspace: Path,
+        proposal: ActionProposal,
+        executed: list[ExecutedCall],
+        earlier: list[EarlierEffect],
+    ) -> Verdict | None:
+        """With a verifier, its verdict (the durable runtime's, repeated-action check included);
+        without, only whether a person must allow the call (None: nobody need)."""
+        tmp = await selected_private_tmp(self._deps)  # /tmp is the command's own in this sandbox
+        if request.baseline_verifies:
+            arguments = (workspace, proposal, request.profile, executed, earlier)
+            return await asyncio.to_thread(verify, *arguments, private_tmp=tmp, offered=request.tools)
+        arguments2 = (workspace, proposal, request.profile, earlier)
+        return await asyncio.to_thread(approval_needed, *arguments2, private_tmp=tmp, offered=request.tools)
 
-async def _disk_after(checkpoints_root: Path, disk: DiskUse, workspace: Path, result: ToolResult) -> DiskUse:
-    """The run's disk after a tool call: its stored output counted, the workspace measured again
-    if the tool may have written (in a thread: a walk of the tree)."""
-    if result.artifact is not None:
-        disk = disk.with_artifact(result.artifact.size_bytes)
-    if result.tool in READ_ONLY_TOOLS:
-        return disk
-    return disk.measured(await asyncio.to_thread(disk_use.measure, checkpoints_root, workspace))
+    async def _once(
+        self, step: int, call: str, kind: TypeAdapter[T], make: Callable[P, Awaitable[T]], *args: P.args
+    ) -> T:
+        """Every call to the outside world, `make(*args)`: read back from the run's journal when a
+        killed attempt completed it, else made live (and journaled, when the run keeps one)."""
+        journal = self._journal
+        if journal is None or not journal.holds(step, call):
+            self._on_live_call(step, call)
+        if journal is None:
+            return await make(*args)
+        return await journal.once(step, call, kind, functools.partial(make, *args))

@@ -17,7 +17,13 @@ from contracts.provider import NoiseConfig
 from contracts.retries import RetryBudget
 from settings import PROJECT_ROOT
 
-ExperimentRuntime = Literal["durable", "baseline", "baseline+verifier"]
+# The arms, each one mechanism apart on the same agent core, tools, provider and grader:
+# `durable` (a Temporal workflow); `baseline`, the plain loop, rerun from the start under a new
+# run id after a crash; `baseline-journal`, the same loop under one run id with a journal of its
+# calls, read back on a rerun (baseline.journal); `baseline+verifier`, the plain loop with the
+# durable runtime's verifier before every call.
+ExperimentRuntime = Literal["durable", "baseline", "baseline-journal", "baseline+verifier"]
+RUNTIMES: tuple[ExperimentRuntime, ...] = ("durable", "baseline", "baseline-journal", "baseline+verifier")
 
 
 class FaultKind(StrEnum):
@@ -37,10 +43,19 @@ class FaultKind(StrEnum):
     RANDOM_CRASH = "random_crash"
 
 
+# The fault-free trials an arm's random crash can be drawn on, in the order they are looked for.
+FAULT_FREE_ARMS: dict[str, tuple[str, ...]] = {
+    "durable": ("durable",),
+    "baseline": ("baseline",),
+    "baseline-journal": ("baseline-journal", "baseline"),
+    "baseline+verifier": ("baseline+verifier",),
+}
+
 # Where a fault can fire, for each runtime.
 FAULT_POINTS: dict[str, frozenset[str]] = {
     "durable": frozenset({"model_call", "tool_execution", "before_effect", "after_effect", "server"}),
     "baseline": frozenset({"model_call", "tool_execution", "before_effect", "after_effect"}),
+    "baseline-journal": frozenset({"model_call", "tool_execution", "before_effect", "after_effect"}),
     "baseline+verifier": frozenset({"model_call", "tool_execution", "before_effect", "after_effect"}),
 }
 
@@ -210,17 +225,21 @@ class ExperimentConfig(BaseModel):
         return self
 
     def _fault_free_for(self, index: int, crash: FaultScenario) -> None:
-        """A random crash is drawn on the same arm's fault-free trial of the same task and seed:
-        a scenario of kind `none` must run every task and runtime the crash scenario does."""
-        tasks, runtimes = set(crash.tasks or self.tasks), set(crash.runtimes or self.runtimes)
-        for free in self.scenarios:
-            covers = tasks <= set(free.tasks or self.tasks) and runtimes <= set(free.runtimes or self.runtimes)
-            if free.kind == FaultKind.NONE and covers:
-                return
-        raise ValueError(
-            f"scenarios[{index}]: a random_crash is drawn on the fault-free trial of the same task, seed and "
-            "runtime: add a scenario of kind none that runs its tasks and runtimes"
-        )
+        """A random crash is drawn on the same arm's fault-free trial of the same task and seed
+        (the journaled baseline's may be the naive one's: without a crash they are one loop): a
+        scenario of kind `none` must run every task and runtime the crash scenario does."""
+        tasks = set(crash.tasks or self.tasks)
+        for runtime in crash.runtimes or self.runtimes:
+            if not any(
+                free.kind == FaultKind.NONE
+                and tasks <= set(free.tasks or self.tasks)
+                and any(arm in (free.runtimes or self.runtimes) for arm in FAULT_FREE_ARMS[runtime])
+                for free in self.scenarios
+            ):
+                raise ValueError(
+                    f"scenarios[{index}]: a random_crash is drawn on the fault-free trial of the same task, seed "
+                    f"and runtime: add a scenario of kind none that runs its tasks on {runtime}"
+                )
 
     def _counterfactual_coherent(self, counterfactual: CounterfactualSpec) -> None:
         if "durable" not in self.runtimes:

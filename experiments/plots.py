@@ -41,6 +41,7 @@ COUNTERFACTUAL_PNG = "counterfactual.png"
 _STYLE = {
     "durable": ("#1f77b4", "o", "-"),
     "baseline": ("#d62728", "s", "--"),
+    "baseline-journal": ("#2ca02c", "v", "-."),
     "baseline+verifier": ("#ff7f0e", "^", ":"),
 }
 _FALLBACK = ("#7f7f7f", "D", "-.")

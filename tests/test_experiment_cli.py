@@ -88,7 +88,7 @@ def test_a_config_with_three_problems_names_each_on_its_own_line(tmp_path: Path)
     assert "Traceback" not in result.stderr
     assert result.stderr.splitlines() == [
         f"error: {config}: 3 problems:",
-        "  runtimes[0]: Input should be 'durable', 'baseline' or 'baseline+verifier'",
+        "  runtimes[0]: Input should be 'durable', 'baseline', 'baseline-journal' or 'baseline+verifier'",
         "  trials: Input should be greater than or equal to 1",
         "  budget.max_steps: Input should be greater than 0",
     ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable
 
-from experiments.config import ExperimentConfig, FaultKind
+from experiments.config import RUNTIMES, ExperimentConfig, FaultKind
 from experiments.metrics.compare import compare_arms
 from experiments.metrics.counterfactual import counterfactual_metrics
 from experiments.metrics.counting import counts_as_success
@@ -163,7 +163,7 @@ def _expected_trials(config: ExperimentConfig, runtime: str, scenario_name: str)
     """Trials the configuration asks of an arm: the scenario's tasks, when the scenario applies
     to the runtime and the runtime has the scenario's fault point."""
     scenario = next((s for s in config.scenarios if s.name == scenario_name), None)
-    if scenario is None or runtime not in ("durable", "baseline", "baseline+verifier"):
+    if scenario is None or runtime not in RUNTIMES:
         return 0
     if not config.runs(scenario, runtime):  # type: ignore[arg-type]
         return 0

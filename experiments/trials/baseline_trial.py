@@ -1,5 +1,11 @@
 """The baseline run of a trial: the loop in a process of its own (`experiments.baseline_process`),
-run again on the same trial when a fault kills it, as a user would."""
+run again on the same trial when a fault kills it, as a user would.
+
+Naive (`baseline`): each rerun starts over under a new run id, so whatever the killed attempt
+did is done again, its effects under new idempotency keys. Journaled (`baseline-journal`): every
+attempt runs under the trial's one run id with the journal the first attempt started, so a rerun
+reads back what the killed attempt had completed and goes on live from there.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import contextlib
 import sys
 
 from contracts import RunRequest, RunResult, Usage
-from experiments.baseline_process import read_journal
+from experiments.baseline_process import REQUEST, RESULT, read_calls, read_steps
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.spec import Lab, TrialSpec
 from lab.processes.child_process import die_with_parent
@@ -20,40 +26,39 @@ _KILLED = -9
 
 
 async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_index: int | None) -> TrialOutcome:
+    journaled = spec.runtime == "baseline-journal"
+    journal = lab.scratch / f"{spec.identity}-a1" / "journal.jsonl"
     lost = Usage()
     run_ids: list[str] = []
-    killed_steps = 0
+    killed_step = None
     resumed_at = None
     for attempt in range(1, BASELINE_ATTEMPTS + 1):
-        attempt_request = request.model_copy(update={"run_id": f"{spec.identity}-a{attempt}"})
-        run_ids.append(attempt_request.run_id)
-        files = lab.scratch / attempt_request.run_id
+        run_id = request.run_id if journaled else f"{spec.identity}-a{attempt}"
+        if run_id not in run_ids:
+            run_ids.append(run_id)
+        files = lab.scratch / f"{spec.identity}-a{attempt}"
         files.mkdir(parents=True, exist_ok=True)
-        (files / "request.json").write_text(attempt_request.model_dump_json())
-        code = await _run_process(
-            [
-                sys.executable,
-                "-m",
-                "experiments.baseline_process",
-                *(str(files / n) for n in ("request.json", "result.json", "journal.jsonl")),
-                lab.config.baseline_approval,
-            ],
-            lab.cluster.env(lab.faults.path),
-        )
-        journal = read_journal(files / "journal.jsonl")
+        (files / REQUEST).write_text(request.model_copy(update={"run_id": run_id}).model_dump_json())
+        command = [sys.executable, "-m", "experiments.baseline_process", str(files)]
+        command += ["--approval", lab.config.baseline_approval, *(["--journal", str(journal)] if journaled else [])]
+        code = await _run_process(command, lab.cluster.env(lab.faults.path))
+        calls = read_calls(files)
+        if killed_step is not None and resumed_at is None:
+            # Back where the crash left it: the first call made live at the step it was killed in
+            # (the naive rerun gets there by doing every step again; the journaled one at once).
+            resumed_at = next((call.time for call in calls if call.step >= killed_step), None)
         if code == _KILLED:
-            for line in journal:
-                lost += line.record.usage
-            killed_steps = len(journal)
+            killed_step = max((call.step for call in calls), default=0)
+            if not journaled:
+                # What it had spent is spent again by a rerun that starts over (the journaled
+                # rerun reads it back, and its result counts it once).
+                for line in read_steps(files):
+                    lost += line.record.usage
             continue
         if code != 0:
             # Kept under the report's logs/ when the experiment ends (experiments.runner).
             raise RuntimeError(f"the baseline process exited {code}; its files: logs/{files.name}")
-        if attempt > 1:
-            # Back where the crash left it: the rerun's step that matches the lost run's last.
-            caught_up = [line.time for line in journal if line.record.step >= max(killed_steps, 1)]
-            resumed_at = caught_up[0] if caught_up else None
-        result = RunResult.model_validate_json((files / "result.json").read_text())
+        result = RunResult.model_validate_json((files / RESULT).read_text())
         return TrialOutcome(result=result, run_ids=run_ids, lost=lost, resumed_at=resumed_at)
     raise RuntimeError(f"the baseline was killed on every one of {BASELINE_ATTEMPTS} attempts")
 

@@ -64,7 +64,9 @@ async def approve_what_waits(handle: WorkflowHandle[AgentRunWorkflow, RunResult]
 
 
 async def durable_recovery(lab: Lab, run_id: str, fault_index: int | None) -> float | None:
-    """From the kill to the retried activity starting on another worker."""
+    """From the kill to the run back at work: the first activity to start after it (the killed
+    one retried, on another worker), as a baseline's recovery is its first live call at the step
+    it was killed in (experiments.trials.baseline_trial)."""
     killed_at = lab.faults.fired_at(fault_index) if fault_index is not None else None
     if killed_at is None or lab.cluster.client is None:
         return None
@@ -72,6 +74,6 @@ async def durable_recovery(lab: Lab, run_id: str, fault_index: int | None) -> fl
         if event.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
             continue
         when = event.event_time.ToDatetime().timestamp()
-        if event.activity_task_started_event_attributes.attempt > 1 and when > killed_at:
+        if when > killed_at:
             return when - killed_at
     return None

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agent.tools.registry import TOOLS
 from contracts import StepRecord
-from experiments.config import FaultKind
+from experiments.config import FAULT_FREE_ARMS, FaultKind
 from experiments.trial_record import CrashPoint, StepKind, TrialRecord
 
 # For annotations only: spec.py imports this module's neighbours.
@@ -94,8 +94,16 @@ class FaultFreeTrials:
             self._event((spec.task.spec.id, spec.runtime, spec.index)).set()
 
     async def ready(self, spec: TrialSpec) -> None:
-        if spec.scenario.kind == FaultKind.RANDOM_CRASH:
-            await self._event((spec.task.spec.id, spec.runtime, spec.index)).wait()
+        """Held until the fault-free trial its crash is drawn on has ended: its own arm's, or
+        the first arm of FAULT_FREE_ARMS the experiment runs fault-free on the task."""
+        if spec.scenario.kind != FaultKind.RANDOM_CRASH:
+            return
+        config, task = self._lab.config, spec.task.spec.id
+        for arm in FAULT_FREE_ARMS[spec.runtime]:
+            runs = (s for s in config.scenarios if s.kind == FaultKind.NONE and task in (s.tasks or config.tasks))
+            if any(config.runs(free, arm) for free in runs):  # type: ignore[arg-type]
+                await self._event((task, arm, spec.index)).wait()
+                return
 
     def _event(self, key: tuple[str, str, int]) -> asyncio.Event:
         return self._ended.setdefault(key, asyncio.Event())

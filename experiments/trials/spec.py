@@ -66,7 +66,8 @@ def request_for(spec: TrialSpec, lab: Lab) -> RunRequest:
         provider = provider.model_copy(update={"noise": noise})
     runtime = "durable" if spec.runtime == "durable" else "baseline"
     request = build_request(spec.task, runtime, trial_id=spec.identity, provider=provider)
-    run_id = spec.identity if runtime == "durable" else f"{spec.identity}-a1"
+    # The durable and the journaled runs keep one run id across a crash; the naive one's changes.
+    run_id = f"{spec.identity}-a1" if spec.runtime in ("baseline", "baseline+verifier") else spec.identity
     updates: dict[str, object] = {
         "run_id": run_id,
         "baseline_verifies": spec.runtime == "baseline+verifier",
