@@ -1,12 +1,26 @@
-"""Running one durable agent run to its end from a test, whatever its outcome."""
+"""Running agent runs to their end from a test, whatever their outcome: one durable run, or a
+task in both runtimes side by side."""
 
 from __future__ import annotations
 
+import asyncio
+
 from temporalio.client import Client
 
-from contracts import RunRequest, RunResult
+from baseline import BaselineLoop
+from contracts import ProviderConfig, RunRequest, RunResult
+from host.build import build_worker
+from lab.runs.catalog import load_task
+from lab.runs.run_request import build_request
+from tests.lab_dependencies import lab_deps
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
+
+# A model that says "done" at once: what passes this has graded nothing.
+DO_NOTHING = {
+    "goal": {"summary": "Nothing to do."},
+    "plan": [{"id": "nothing", "title": "Do nothing", "actions": [{"kind": "finish", "thought": "Done."}]}],
+}
 
 
 async def execute_run(client: Client, request: RunRequest, task_queue: str) -> RunResult:
@@ -14,3 +28,20 @@ async def execute_run(client: Client, request: RunRequest, task_queue: str) -> R
     workflow's failure when it did not."""
     handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
     return await run_result(handle)
+
+
+async def run_durable(client: Client, task_queue: str, request: RunRequest) -> RunResult:
+    async with build_worker(client, task_queue):
+        return await execute_run(client, request, task_queue)
+
+
+async def both_runtimes(
+    task_id: str, client: Client, task_queue: str, provider: ProviderConfig | None = None
+) -> list[tuple[RunRequest, RunResult]]:
+    """The task in each runtime, side by side: [(request, result)] for the baseline, then the durable."""
+    task = load_task(task_id)
+    requests = [build_request(task, runtime, provider=provider) for runtime in ("baseline", "durable")]
+    results = await asyncio.gather(
+        BaselineLoop(lab_deps(), retry_delay_s=0).run(requests[0]), run_durable(client, task_queue, requests[1])
+    )
+    return list(zip(requests, results, strict=True))

@@ -42,6 +42,14 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "small-off-by-one",
         "small-ops-two-effects",
         "small-rename-two-files",
+        "study-csv-export-crash",
+        "study-empty-day-report",
+        "study-month-boundary-timezone",
+        "study-pagination-last-page",
+        "study-renamed-config-key",
+        "study-shared-tags-regression",
+        "study-standup-since-flag",
+        "study-vat-rounding-test",
     ]
 
 

@@ -7,7 +7,6 @@ own end state, and a run that finishes at once, doing nothing, fails in both.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -15,14 +14,11 @@ import yaml
 from temporalio.client import Client
 
 from agent.postconditions import check
-from baseline import BaselineLoop
-from contracts import ProviderConfig, RunRequest, RunResult, RunState
-from host.build import build_worker
+from contracts import ProviderConfig, RunState
 from lab.runs.catalog import list_tasks, load_task
-from lab.runs.run_request import build_request
 from ops_service import OpsServiceProcess
 from tests.lab_dependencies import lab_deps
-from tests.runs import execute_run
+from tests.runs import DO_NOTHING, both_runtimes
 
 SMALL_TASKS = [
     "small-add-function",
@@ -34,34 +30,12 @@ SMALL_TASKS = [
     "small-rename-two-files",
 ]
 ORACLE_TOOLS = {"read_file", "write_file", "replace_in_file", "run_command", "issue_refund", "create_ticket"}
-# A model that says "done" at once: what passes this has graded nothing.
-DO_NOTHING = {
-    "goal": {"summary": "Nothing to do."},
-    "plan": [{"id": "nothing", "title": "Do nothing", "actions": [{"kind": "finish", "thought": "Done."}]}],
-}
 
 
 @pytest.fixture
 def ops_url(service: OpsServiceProcess, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("AGENT_LAB_OPS_URL", service.url)
     return service.url
-
-
-async def run_durable(client: Client, task_queue: str, request: RunRequest) -> RunResult:
-    async with build_worker(client, task_queue):
-        return await execute_run(client, request, task_queue)
-
-
-async def both_runtimes(
-    task_id: str, client: Client, task_queue: str, provider: ProviderConfig | None = None
-) -> list[tuple[RunRequest, RunResult]]:
-    """The task in each runtime, side by side: [(request, result)] for the baseline, then the durable."""
-    task = load_task(task_id)
-    requests = [build_request(task, runtime, provider=provider) for runtime in ("baseline", "durable")]
-    results = await asyncio.gather(
-        BaselineLoop(lab_deps(), retry_delay_s=0).run(requests[0]), run_durable(client, task_queue, requests[1])
-    )
-    return list(zip(requests, results, strict=True))
 
 
 def test_the_small_tag_selects_the_tier() -> None:

@@ -1,0 +1,1 @@
+"""Name badges for the club's members."""

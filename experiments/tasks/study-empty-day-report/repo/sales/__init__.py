@@ -1,0 +1,1 @@
+"""The nightly sales report."""

@@ -1,0 +1,1 @@
+"""Receipts and monthly totals of the shop's orders."""

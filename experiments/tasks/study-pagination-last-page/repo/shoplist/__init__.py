@@ -1,0 +1,1 @@
+"""The order list of the back office, page by page."""

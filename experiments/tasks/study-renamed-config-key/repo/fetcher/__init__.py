@@ -1,0 +1,1 @@
+"""Fetches the shop's price feeds."""
