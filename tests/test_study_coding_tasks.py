@@ -11,8 +11,10 @@ finishes at once fails in both runtimes.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,7 @@ import yaml
 from temporalio.client import Client
 
 from agent.postconditions import check
-from contracts import CommandExitCode, ProviderConfig, RunState
+from contracts import CommandExitCode, PostconditionResult, ProviderConfig, RunRequest, RunResult, RunState
 from contracts.tools import TOOL_GROUPS
 from lab.runs.catalog import Task, list_tasks, load_task
 from tests.lab_dependencies import lab_deps
@@ -115,49 +117,104 @@ def test_the_guard_covers_every_shipped_test_and_the_test_configuration(task_id:
 
 
 @pytest.mark.parametrize("task_id", STUDY_CODING_TASKS)
-async def test_the_fixture_as_shipped_fails_for_want_of_the_work(task_id: str, tmp_path: Path) -> None:
-    task = load_task(task_id)
-    pristine = tmp_path / "pristine"
-    shutil.copytree(task.fixture_dir, pristine)
-    suite, guard, own = postconditions_by_kind(task)
-
-    judged = await check(lab_deps(), pristine, [suite, guard, *own])
+async def test_the_fixture_as_shipped_fails_for_want_of_the_work(
+    client: Client, task_queue: str, tmp_path_factory: pytest.TempPathFactory, task_id: str
+) -> None:
+    judged = (await task_runs(task_id, client, task_queue, tmp_path_factory)).pristine
 
     assert not judged.passed
-    suite_outcome, guard_outcome, *own_outcomes = judged.outcomes
+    suite, guard, *own = judged.outcomes
     # Red because tests fail (exit 1), not because the suite cannot be collected (exit 2).
-    assert suite_outcome.detail.startswith("exit 1"), suite_outcome.detail
+    assert suite.detail.startswith("exit 1"), suite.detail
     # The guard holds on what is shipped: it fails only a run that changed the tests.
-    assert guard_outcome.passed, guard_outcome.detail
+    assert guard.passed, guard.detail
     # The checks made apart from the tests see the problem too.
-    assert not any(outcome.passed for outcome in own_outcomes), own_outcomes
+    assert own and not any(outcome.passed for outcome in own), own
 
 
 @pytest.mark.parametrize("task_id", STUDY_CODING_TASKS)
-async def test_the_oracle_solves_it_in_both_runtimes(client: Client, task_queue: str, task_id: str) -> None:
+async def test_the_oracle_solves_it_in_both_runtimes(
+    client: Client, task_queue: str, tmp_path_factory: pytest.TempPathFactory, task_id: str
+) -> None:
     task = load_task(task_id)
-    for request, result in await both_runtimes(task_id, client, task_queue):
-        assert result.outcome == RunState.COMPLETED, (request.runtime, result.reason)
+    for run in (await task_runs(task_id, client, task_queue, tmp_path_factory)).oracle:
+        runtime, result = run.request.runtime, run.result
+        assert result.outcome == RunState.COMPLETED, (runtime, result.reason)
         assert Path(result.workspace) != task.fixture_dir
         # Judged apart from what the runtime says, on the run's real files.
-        judged = await check(lab_deps(), Path(result.workspace), task.spec.postconditions, request.world_id)
-        assert judged.passed, (request.runtime, judged.failures())
+        assert run.judged.passed, (runtime, run.judged.failures())
         rejected = [step for step in result.steps if step.outcome != "committed"]
-        assert rejected == [], [(request.runtime, step.step, step.reason) for step in rejected]
+        assert rejected == [], [(runtime, step.step, step.reason) for step in rejected]
         assert len(result.steps) <= task.spec.budget.max_steps
 
 
 @pytest.mark.parametrize("task_id", STUDY_CODING_TASKS)
 async def test_doing_nothing_fails_in_both_runtimes(
-    client: Client, task_queue: str, task_id: str, tmp_path: Path
+    client: Client, task_queue: str, tmp_path_factory: pytest.TempPathFactory, task_id: str
 ) -> None:
-    task = load_task(task_id)
-    script = tmp_path / "do_nothing.yaml"
-    script.write_text(yaml.safe_dump(DO_NOTHING), encoding="utf-8")
-    provider = ProviderConfig(kind="scripted", script_path=str(script))
+    for run in (await task_runs(task_id, client, task_queue, tmp_path_factory)).do_nothing:
+        assert run.result.outcome == RunState.FAILED, (run.request.runtime, run.result.reason)
+        assert not run.result.succeeded
+        assert not run.judged.passed, run.request.runtime
 
-    for request, result in await both_runtimes(task_id, client, task_queue, provider):
-        assert result.outcome == RunState.FAILED, (request.runtime, result.reason)
-        assert not result.succeeded
-        judged = await check(lab_deps(), Path(result.workspace), task.spec.postconditions, request.world_id)
-        assert not judged.passed, request.runtime
+
+# --- the runs, made once for the module ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    request: RunRequest
+    result: RunResult
+    # The task's postconditions on the run's own end state, checked here, apart from the runtime.
+    judged: PostconditionResult
+
+
+@dataclass(frozen=True)
+class TaskRuns:
+    # The task's postconditions on a plain copy of the fixture: suite, guard, then its own checks.
+    pristine: PostconditionResult
+    # Baseline, then durable.
+    oracle: list[JudgedRun]
+    do_nothing: list[JudgedRun]
+
+
+_runs: dict[str, TaskRuns] = {}
+
+
+async def task_runs(
+    task_id: str, client: Client, task_queue: str, tmp_path_factory: pytest.TempPathFactory
+) -> TaskRuns:
+    """The task's runs and checks, made once for the module (the first test of the task pays).
+
+    A run spends most of its time in sandboxed commands, a fixture's `pytest -q` alone taking
+    1-2 s here, so the pristine check and the four runs go side by side."""
+    if task_id not in _runs:
+        folder = tmp_path_factory.mktemp(task_id)
+        script = folder / "do_nothing.yaml"
+        script.write_text(yaml.safe_dump(DO_NOTHING), encoding="utf-8")
+        do_nothing = ProviderConfig(kind="scripted", script_path=str(script))
+        pristine, oracle, nothing = await asyncio.gather(
+            judge_pristine(load_task(task_id), folder / "pristine"),
+            judge_runs(task_id, client, f"{task_queue}-oracle"),
+            judge_runs(task_id, client, f"{task_queue}-nothing", do_nothing),
+        )
+        _runs[task_id] = TaskRuns(pristine=pristine, oracle=oracle, do_nothing=nothing)
+    return _runs[task_id]
+
+
+async def judge_pristine(task: Task, copy: Path) -> PostconditionResult:
+    shutil.copytree(task.fixture_dir, copy)
+    suite, guard, own = postconditions_by_kind(task)
+    return await check(lab_deps(), copy, [suite, guard, *own])
+
+
+async def judge_runs(
+    task_id: str, client: Client, task_queue: str, provider: ProviderConfig | None = None
+) -> list[JudgedRun]:
+    """The task in both runtimes, each run's end state judged here, apart from what the runtime says."""
+    postconditions = load_task(task_id).spec.postconditions
+    runs = await both_runtimes(task_id, client, task_queue, provider)
+    judged = await asyncio.gather(
+        *(check(lab_deps(), Path(result.workspace), postconditions, request.world_id) for request, result in runs)
+    )
+    return [JudgedRun(request, result, verdict) for (request, result), verdict in zip(runs, judged, strict=True)]
