@@ -5,8 +5,8 @@ Each is graded on its end state alone, by three kinds of postcondition: the proj
 passes; a guard on the shipped tests (and the files they read) holds, byte for byte; and checks
 that do not go through the test files, on inputs the tests do not use, pass. The scripted
 oracle solves every task in both runtimes; the fixture as shipped fails, for want of the work
-(its suite is red and its own checks fail while the guard holds); and a run whose model
-finishes at once fails in both runtimes.
+(its suite is red and its own checks fail while the guard holds); a test file made to assert
+nothing fails the guard; and a run whose model finishes at once fails in both runtimes.
 """
 
 from __future__ import annotations
@@ -133,6 +133,19 @@ async def test_the_fixture_as_shipped_fails_for_want_of_the_work(
 
 
 @pytest.mark.parametrize("task_id", STUDY_CODING_TASKS)
+async def test_a_weakened_test_fails_the_guard(task_id: str, tmp_path: Path) -> None:
+    task = load_task(task_id)
+    _, guard, _ = postconditions_by_kind(task)
+    for shipped in sorted((task.fixture_dir / "tests").rglob("test_*.py")):
+        copy = tmp_path / shipped.name
+        shutil.copytree(task.fixture_dir, copy)
+        # The cheapest way to a green suite: a test file that asserts nothing.
+        (copy / shipped.relative_to(task.fixture_dir)).write_text("def test_nothing():\n    pass\n", encoding="utf-8")
+        judged = await check(lab_deps(), copy, [guard])
+        assert not judged.passed, shipped.name
+
+
+@pytest.mark.parametrize("task_id", STUDY_CODING_TASKS)
 async def test_the_oracle_solves_it_in_both_runtimes(
     client: Client, task_queue: str, tmp_path_factory: pytest.TempPathFactory, task_id: str
 ) -> None:
@@ -152,10 +165,23 @@ async def test_the_oracle_solves_it_in_both_runtimes(
 async def test_doing_nothing_fails_in_both_runtimes(
     client: Client, task_queue: str, tmp_path_factory: pytest.TempPathFactory, task_id: str
 ) -> None:
-    for run in (await task_runs(task_id, client, task_queue, tmp_path_factory)).do_nothing:
-        assert run.result.outcome == RunState.FAILED, (run.request.runtime, run.result.reason)
-        assert not run.result.succeeded
-        assert not run.judged.passed, run.request.runtime
+    task = load_task(task_id)
+    for request, result in (await task_runs(task_id, client, task_queue, tmp_path_factory)).do_nothing:
+        assert result.outcome == RunState.FAILED, (request.runtime, result.reason)
+        assert not result.succeeded
+        # Its end state is the fixture as shipped, file for file, which fails the task's
+        # postconditions (the test of the pristine fixture above).
+        assert source_files(Path(result.workspace)) == source_files(task.fixture_dir), request.runtime
+
+
+def source_files(root: Path) -> dict[str, bytes]:
+    """Every file under `root` by its relative path, left out what git and Python write (a
+    run's checkpoints, a test run's caches)."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file() and not {".git", "__pycache__", ".pytest_cache"} & set(path.relative_to(root).parts)
+    }
 
 
 # --- the runs, made once for the module ------------------------------------------------------
@@ -175,30 +201,37 @@ class TaskRuns:
     pristine: PostconditionResult
     # Baseline, then durable.
     oracle: list[JudgedRun]
-    do_nothing: list[JudgedRun]
+    do_nothing: list[tuple[RunRequest, RunResult]]
 
 
 _runs: dict[str, TaskRuns] = {}
+# A run spends most of its time waiting on sandboxed commands (a fixture's `pytest -q` takes
+# 1-2 s here, and the durable runtime checks after each step that changes something), so runs
+# go side by side: every run and check of this many tasks at once, made once for the module by
+# the first test that needs one of them (a batch takes 20-50 s, well within a test's timeout).
+TASKS_AT_ONCE = 4
 
 
 async def task_runs(
     task_id: str, client: Client, task_queue: str, tmp_path_factory: pytest.TempPathFactory
 ) -> TaskRuns:
-    """The task's runs and checks, made once for the module (the first test of the task pays).
-
-    A run spends most of its time in sandboxed commands, a fixture's `pytest -q` alone taking
-    1-2 s here, so the pristine check and the four runs go side by side."""
     if task_id not in _runs:
-        folder = tmp_path_factory.mktemp(task_id)
+        at = STUDY_CODING_TASKS.index(task_id) // TASKS_AT_ONCE * TASKS_AT_ONCE
+        batch = STUDY_CODING_TASKS[at : at + TASKS_AT_ONCE]
+        folder = tmp_path_factory.mktemp("study-coding")
         script = folder / "do_nothing.yaml"
         script.write_text(yaml.safe_dump(DO_NOTHING), encoding="utf-8")
         do_nothing = ProviderConfig(kind="scripted", script_path=str(script))
-        pristine, oracle, nothing = await asyncio.gather(
-            judge_pristine(load_task(task_id), folder / "pristine"),
-            judge_runs(task_id, client, f"{task_queue}-oracle"),
-            judge_runs(task_id, client, f"{task_queue}-nothing", do_nothing),
-        )
-        _runs[task_id] = TaskRuns(pristine=pristine, oracle=oracle, do_nothing=nothing)
+
+        async def one_task(task_id: str) -> TaskRuns:
+            pristine, oracle, nothing = await asyncio.gather(
+                judge_pristine(load_task(task_id), folder / task_id),
+                judge_runs(task_id, client, f"{task_queue}-{task_id}-oracle"),
+                both_runtimes(task_id, client, f"{task_queue}-{task_id}-nothing", do_nothing),
+            )
+            return TaskRuns(pristine=pristine, oracle=oracle, do_nothing=nothing)
+
+        _runs.update(zip(batch, await asyncio.gather(*map(one_task, batch)), strict=True))
     return _runs[task_id]
 
 
@@ -208,12 +241,10 @@ async def judge_pristine(task: Task, copy: Path) -> PostconditionResult:
     return await check(lab_deps(), copy, [suite, guard, *own])
 
 
-async def judge_runs(
-    task_id: str, client: Client, task_queue: str, provider: ProviderConfig | None = None
-) -> list[JudgedRun]:
-    """The task in both runtimes, each run's end state judged here, apart from what the runtime says."""
+async def judge_runs(task_id: str, client: Client, task_queue: str) -> list[JudgedRun]:
+    """The oracle in both runtimes, each run's end state judged here, apart from what the runtime says."""
     postconditions = load_task(task_id).spec.postconditions
-    runs = await both_runtimes(task_id, client, task_queue, provider)
+    runs = await both_runtimes(task_id, client, task_queue)
     judged = await asyncio.gather(
         *(check(lab_deps(), Path(result.workspace), postconditions, request.world_id) for request, result in runs)
     )
