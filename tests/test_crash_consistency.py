@@ -43,7 +43,7 @@ TRIALS = [
         model_calls=7,
         tokens=700,
         recovery_time_s=3.0,
-    ),  # fmt: skip
+    ),
     _trial("baseline", "b", "crash", CRASH, success=True, model_calls=8, tokens=800, recovery_time_s=1.0),
     _trial("baseline", "c", "crash", CRASH, success=False, model_calls=9, tokens=900, recovery_time_s=2.0),
     _trial("baseline", "a", "timed", TIMED, valid=False, invalid_reason="the run ended before its crash moment"),

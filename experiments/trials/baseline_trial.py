@@ -65,6 +65,8 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s
         if code != 0:
             # Kept under the report's logs/ when the experiment ends (experiments.runner).
             raise RuntimeError(f"the baseline process exited {code}; its files: logs/{files.name}")
+        if killed_step is not None and resumed_at is None:
+            resumed_at = time.time()  # a rerun with nothing left to do at that step: done is back
         result = RunResult.model_validate_json((files / RESULT).read_text())
         outcome = TrialOutcome(result=result, run_ids=run_ids, lost=lost, resumed_at=resumed_at)
         if killed is not None:

@@ -5,6 +5,7 @@ another worker took over."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 from temporalio.api.enums.v1 import EventType
@@ -40,12 +41,23 @@ async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s:
         result = await run_result(handle)
     finally:
         approver.cancel()
-        if killer is not None and not killer.done():
-            killer.cancel()  # the run ended before its moment: not crashed
+        killed = await _killed(killer, started + kill_at_s) if killer is not None and kill_at_s is not None else None
     outcome = TrialOutcome(result=result, run_ids=[request.run_id], lost=Usage(), server_restarted_at=restarted_at)
-    if killer is not None and not killer.cancelled() and (killed := killer.result()) is not None:
+    if killed is not None:
         outcome.killed_at, outcome.killed_step, outcome.effects_at_kill = killed
     return outcome
+
+
+async def _killed(
+    killer: asyncio.Task[tuple[float, int | None, int | None] | None], moment: float
+) -> tuple[float, int | None, int | None] | None:
+    """What the killer did: before its moment it is called off (the run ended first: not
+    crashed); past it, it is killing or has killed, and is let finish."""
+    if not killer.done() and time.monotonic() < moment:
+        killer.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        return await killer
+    return None
 
 
 async def _kill_at(
@@ -88,14 +100,22 @@ async def approve_what_waits(handle: WorkflowHandle[AgentRunWorkflow, RunResult]
             continue  # the server restarting, or the run moved on meanwhile
 
 
+_AT_WORK = {
+    EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+    EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+}
+
+
 async def durable_recovery(lab: Lab, run_id: str, killed_at: float | None) -> float | None:
-    """From the kill to the run back at work: the first activity to start after it (the killed
-    one retried, on another worker), as a baseline's recovery is its first live call at the step
-    it was killed in (experiments.trials.baseline_trial)."""
+    """From the kill to the run back at work: the first activity or workflow task to start after
+    it (on another worker: the killed one's activity retried, or its cached workflow taken over),
+    else the run's end (it had no work left), as a baseline's recovery is its first live call at
+    the step it was killed in (experiments.trials.baseline_trial)."""
     if killed_at is None or lab.cluster.client is None:
         return None
     async for event in lab.cluster.client.get_workflow_handle(run_id).fetch_history_events():
-        if event.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+        if event.event_type not in _AT_WORK:
             continue
         when = event.event_time.ToDatetime().timestamp()
         if when > killed_at:
