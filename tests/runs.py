@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 from temporalio.client import Client
 
-from contracts import RunRequest, RunResult
-from experiments.trials.durable_trial import approve_what_waits
+from contracts import Approve, RunRequest, RunResult
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
@@ -21,14 +19,19 @@ async def execute_run(client: Client, request: RunRequest, task_queue: str) -> R
 
 
 async def execute_run_approved(client: Client, request: RunRequest, task_queue: str) -> RunResult:
-    """`execute_run` with the experiment's person beside it, who approves each proposal the run
-    waits on, as in an experiment's durable trial: a run that needs a person's approval would
-    otherwise wait for one until the test times out."""
+    """`execute_run` with a person who approves each proposal the run waits on, as an
+    experiment's does. It watches by queries until the run ends, and only then asks for the
+    result: the time-skipping test server moves its clock on while a client waits for a result,
+    so a run waiting for a person would meet its execution timeout at once."""
     handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
-    person = asyncio.create_task(approve_what_waits(handle))
-    try:
-        return await run_result(handle)
-    finally:
-        person.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await person
+    approved: set[tuple[int, str]] = set()
+    while not (progress := await handle.query(AgentRunWorkflow.progress, 0)).state.terminal:
+        pending = progress.pending_approval
+        # A query may show a decision already given until the run moves on: approve each once.
+        if pending is not None and (pending.step, pending.arguments_sha256) not in approved:
+            approved.add((pending.step, pending.arguments_sha256))
+            await handle.execute_update(
+                AgentRunWorkflow.approve, Approve(approver="test", arguments_sha256=pending.arguments_sha256)
+            )
+        await asyncio.sleep(0.02)
+    return await run_result(handle)
