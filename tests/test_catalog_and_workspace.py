@@ -42,6 +42,11 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "small-off-by-one",
         "small-ops-two-effects",
         "small-rename-two-files",
+        "study-ops-charged-twice",
+        "study-ops-late-delivery",
+        "study-ops-refund-chase",
+        "study-ops-return-restocking-fee",
+        "study-ops-vendor-offboarding",
     ]
 
 
