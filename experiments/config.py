@@ -41,7 +41,13 @@ class FaultKind(StrEnum):
     # SIGKILL at a (step, point) drawn uniformly from those the arm's fault-free trial of the
     # same task and seed reached (experiments.trials.random_crash): it fires by construction.
     RANDOM_CRASH = "random_crash"
+    # SIGKILL at a moment drawn uniformly over the arm's fault-free trial's run time, wherever the
+    # run then is (experiments.trials.random_time_crash); a run that ends first is not crashed.
+    RANDOM_TIME_CRASH = "random_time_crash"
 
+
+# The faults that SIGKILL the process that runs the agent.
+CRASH_KINDS = frozenset({FaultKind.KILL, FaultKind.RANDOM_CRASH, FaultKind.RANDOM_TIME_CRASH})
 
 # The fault-free trials an arm's random crash can be drawn on, in the order they are looked for.
 FAULT_FREE_ARMS: dict[str, tuple[str, ...]] = {
@@ -95,7 +101,7 @@ class FaultScenario(BaseModel):
         """The fault point, as FAULT_POINTS names it."""
         if self.kind == FaultKind.SERVER_RESTART:
             return "server"
-        if self.kind == FaultKind.RANDOM_CRASH:
+        if self.kind in (FaultKind.RANDOM_CRASH, FaultKind.RANDOM_TIME_CRASH):
             return "model_call"  # every step has one; the tool points are drawn where reached
         return self.point
 
@@ -218,7 +224,7 @@ class ExperimentConfig(BaseModel):
                 raise ValueError(
                     f"scenarios[{index}]: no runtime among {', '.join(runtimes)} has the fault point {where!r}"
                 )
-            if scenario.kind == FaultKind.RANDOM_CRASH:
+            if scenario.kind in (FaultKind.RANDOM_CRASH, FaultKind.RANDOM_TIME_CRASH):
                 self._fault_free_for(index, scenario)
         if self.counterfactual is not None:
             self._counterfactual_coherent(self.counterfactual)
@@ -237,7 +243,7 @@ class ExperimentConfig(BaseModel):
                 for free in self.scenarios
             ):
                 raise ValueError(
-                    f"scenarios[{index}]: a random_crash is drawn on the fault-free trial of the same task, seed "
+                    f"scenarios[{index}]: a {crash.kind} is drawn on the fault-free trial of the same task, seed "
                     f"and runtime: add a scenario of kind none that runs its tasks on {runtime}"
                 )
 

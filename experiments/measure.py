@@ -31,6 +31,16 @@ def duplicate_effects(state: dict[str, Any]) -> int:
     return extra
 
 
+def effects_made(state: dict[str, Any]) -> int:
+    """The effects a run made in its world (rows under an idempotency key; seeded rows aside)."""
+    return sum(
+        1
+        for resource in _IDENTITY_FIELDS
+        for row in state.get(resource, [])
+        if isinstance(row, dict) and row.get("idempotency_key")
+    )
+
+
 def repeated_keys(state: dict[str, Any]) -> int:
     """Idempotency keys that hold more than one effect, over the same resources."""
     keys: Counter[str] = Counter()

@@ -61,6 +61,22 @@ class CrashPoint(BaseModel):
     effect_landed: bool | None = None
 
 
+class TimedCrash(BaseModel):
+    """When a random-time crash was drawn (experiments.trials.random_time_crash), and what it
+    found."""
+
+    # The number drawn, the run time of the arm's fault-free trial it was drawn over, and the
+    # moment it gives, in seconds from the run's start.
+    draw: float
+    run_s: float
+    at_s: float
+    # Whether it fired (False: the run had ended before its moment); when it did, the step the
+    # run was at, and how many effects the run had made in its world by then (a service task).
+    fired: bool = False
+    step: int | None = None
+    effects_in_world: int | None = None
+
+
 class TrialBehaviour(BaseModel):
     """What the agent did in a trial, counted from its steps: what a failure is told apart by."""
 
@@ -126,6 +142,8 @@ class TrialRecord(BaseModel):
     trajectory: list[StepKind] = Field(default_factory=list)
     # A random crash: where it was drawn, and whether the step's effect had landed.
     crash: CrashPoint | None = None
+    # A random-time crash: when it was drawn, and where it found the run.
+    timed_crash: TimedCrash | None = None
     # The lab's invariants over a durable trial's ledger and history (lab/invariants): each
     # violation as "rule: what (events)". None: not checked (a baseline trial, a record made
     # before they were, or one the lab could not read: `invariants_unchecked` says why).

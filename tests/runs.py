@@ -8,7 +8,7 @@ import asyncio
 from temporalio.client import Client
 
 from baseline import BaselineLoop
-from contracts import ProviderConfig, RunRequest, RunResult
+from contracts import Approve, ProviderConfig, RunRequest, RunResult
 from host.build import build_worker
 from lab.runs.catalog import load_task
 from lab.runs.run_request import build_request
@@ -45,3 +45,22 @@ async def both_runtimes(
         BaselineLoop(lab_deps(), retry_delay_s=0).run(requests[0]), run_durable(client, task_queue, requests[1])
     )
     return list(zip(requests, results, strict=True))
+
+
+async def execute_run_approved(client: Client, request: RunRequest, task_queue: str) -> RunResult:
+    """`execute_run` with a person who approves each proposal the run waits on, as an
+    experiment's does. It watches by queries until the run ends, and only then asks for the
+    result: the time-skipping test server moves its clock on while a client waits for a result,
+    so a run waiting for a person would meet its execution timeout at once."""
+    handle = await client.start_workflow(AgentRunWorkflow.run, request, id=request.run_id, task_queue=task_queue)
+    approved: set[tuple[int, str]] = set()
+    while not (progress := await handle.query(AgentRunWorkflow.progress, 0)).state.terminal:
+        pending = progress.pending_approval
+        # A query may show a decision already given until the run moves on: approve each once.
+        if pending is not None and (pending.step, pending.arguments_sha256) not in approved:
+            approved.add((pending.step, pending.arguments_sha256))
+            await handle.execute_update(
+                AgentRunWorkflow.approve, Approve(approver="test", arguments_sha256=pending.arguments_sha256)
+            )
+        await asyncio.sleep(0.02)
+    return await run_result(handle)

@@ -147,6 +147,11 @@ def test_tasks_lists_ids_first() -> None:
         "small-off-by-one",
         "small-ops-two-effects",
         "small-rename-two-files",
+        "study-ops-charged-twice",
+        "study-ops-late-delivery",
+        "study-ops-refund-chase",
+        "study-ops-return-restocking-fee",
+        "study-ops-vendor-offboarding",
     ]
 
 

@@ -65,7 +65,7 @@ async def _killed_after_the_refund(cluster: LabCluster, tmp_path: Path, runtime:
     spec = TrialSpec("journal", load_task("refund-duplicate-charge"), runtime, kill, 0, seed=0)
     request = request_for(spec, lab)
     fault = plan_fault(spec, lab, request.run_id)
-    outcome = await run_baseline(spec, lab, request, fault)
+    outcome = await run_baseline(spec, lab, request)
     assert fault is not None and lab.faults.fired_at(fault) is not None
     async with httpx.AsyncClient(base_url=cluster.ops_url or "", timeout=10) as http:
         state = (await http.get("/state", headers={"X-Tenant": spec.identity})).json()

@@ -25,6 +25,7 @@ field of `ExperimentResults`. The counting rules, in one place:
     failures.py    what went wrong in failed trials, by kind, per runtime
     invariants.py  the lab's invariants over the durable trials, listed apart (not in success)
     counterfactual.py  each durable trial beside its fork after step K, per task and scenario
+    crashes.py     crash consistency: repeated effects, flips, work redone, time back at work
     comparison.py  `Comparison` and its parts, as `results.json` holds them
     compare.py     `compare_arms`: the parts below, together
     bootstrap.py   the cluster bootstrap every interval of the comparison comes from
@@ -53,6 +54,7 @@ from experiments.metrics.pass_hat import PassHat, pass_hat_curve, pass_hat_k
 from experiments.metrics.results import (
     ALL_SCENARIOS,
     ArmMetrics,
+    CrashConsistency,
     ExperimentResults,
     FaultKindMetrics,
     InfrastructureFailure,
@@ -70,6 +72,7 @@ __all__ = [
     "Comparison",
     "CostFigure",
     "CounterfactualMetrics",
+    "CrashConsistency",
     "ExperimentResults",
     "FaultEndpoint",
     "FaultKindMetrics",

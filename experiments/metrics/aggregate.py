@@ -11,6 +11,7 @@ from experiments.config import RUNTIMES, ExperimentConfig, FaultKind
 from experiments.metrics.compare import compare_arms
 from experiments.metrics.counterfactual import counterfactual_metrics
 from experiments.metrics.counting import counts_as_success
+from experiments.metrics.crashes import crash_consistency
 from experiments.metrics.failures import failure_kinds
 from experiments.metrics.intervals import success_rate
 from experiments.metrics.invariants import invariant_findings
@@ -51,6 +52,7 @@ def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None)
         arms=arms,
         runtimes=by_runtime,
         fault_kinds=_fault_kinds(trials, runtimes),
+        crashes=crash_consistency(trials, runtimes),
         tasks=[
             _task(task, runtime, scenario, selected)
             for task in tasks

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from experiments.config import FaultKind
+from experiments.config import FAULT_FREE_ARMS, FaultKind
 from experiments.metrics.bootstrap import BootstrapSpec, cluster_bootstrap
 from experiments.metrics.comparison import FaultEndpoint, Population
 from experiments.metrics.counting import counts_as_success
@@ -29,10 +29,13 @@ def fault_endpoints(
     for runtime in runtimes:
         own = [t for t in trials if t.runtime == runtime]
         fault_free: dict[tuple[str, int], TrialRecord] = {}
-        for scenario in scenarios:
-            for t in own:
-                if t.scenario == scenario and t.fault_kind == FaultKind.NONE:
-                    fault_free.setdefault((t.task_id, t.trial_index), t)
+        # Its own fault-free trials, else those of the arm its crashes are drawn on (the
+        # journaled loop's may be the naive loop's: without a crash they are one loop).
+        for arm in FAULT_FREE_ARMS.get(runtime, (runtime,)):
+            for scenario in scenarios:
+                for t in trials:
+                    if t.runtime == arm and t.scenario == scenario and t.fault_kind == FaultKind.NONE:
+                        fault_free.setdefault((t.task_id, t.trial_index), t)
         faulted = [s for s in scenarios if any(t.scenario == s and t.fault_kind != FaultKind.NONE for t in own)]
         for population in POPULATIONS:
             every: list[Pair] = []

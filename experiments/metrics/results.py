@@ -95,6 +95,32 @@ class InvariantFinding(BaseModel):
     finding: str
 
 
+class CrashConsistency(BaseModel):
+    """What a crash did, per arm and crash scenario (experiments.metrics.crashes)."""
+
+    runtime: str
+    scenario: str
+    # Crash trials whose crash fired (valid), and those whose did not (a run that ended first).
+    crashes: int
+    not_fired: int
+    # Crashed trials with an effect repeated, of `crashes`; every repeated effect, counted.
+    repeated: SuccessRate
+    duplicate_effects: int
+    # Of the crashed trials whose fault-free trial succeeded, those that failed.
+    paired_successes: int
+    flips: int
+    # Beyond the paired fault-free trial's, the mean over pairs (None without a pair).
+    extra_model_calls: float | None
+    extra_tokens: float | None
+    recovered: int
+    recovery_median_s: float | None
+    recovery_p95_s: float | None
+
+    @property
+    def duplicates_per_100(self) -> float | None:
+        return 100 * self.duplicate_effects / self.crashes if self.crashes else None
+
+
 class ExperimentResults(BaseModel):
     # Arms in scenario order, runtimes side by side within a scenario.
     arms: list[ArmMetrics]
@@ -117,6 +143,9 @@ class ExperimentResults(BaseModel):
     # The arms compared on the (task, seed) trajectory: paired differences, the fault
     # endpoint, intention to treat, cost per success (None in results written before them).
     comparison: Comparison | None = None
+    # Per arm and crash scenario (empty in results written before it was measured, or with no
+    # crash scenario).
+    crashes: list[CrashConsistency] = Field(default_factory=list)
 
     @property
     def max_k(self) -> int:

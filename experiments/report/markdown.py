@@ -7,13 +7,14 @@ from collections.abc import Sequence
 
 import yaml
 
-from experiments.config import FaultKind
+from experiments.config import CRASH_KINDS, FaultKind
 from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
 from experiments.report.arms_setup import information_and_retries
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
 from experiments.report.comparison_section import comparison_sections
 from experiments.report.counterfactual import counterfactual_sections, forks_of_note
+from experiments.report.crash_section import crash_sections
 from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocument
 from experiments.report.invariants import invariants_section
 from experiments.report.provenance_section import provenance_lines
@@ -39,6 +40,7 @@ def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = (
         "## Configuration",
         "```yaml\n" + yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip() + "\n```",
         *comparison_sections(results, _markdown_table),
+        *crash_sections(results, _markdown_table),
         "## Results",
         "Every figure below is over valid trials only; invalid trials are listed apart. "
         "A trial succeeds when the task's postconditions hold on the real end state, no effect "
@@ -174,13 +176,20 @@ def _threats(document: ResultsDocument) -> str:
         "- **One machine.** Wall times and overheads come from one machine and the embedded dev server; a "
         "cluster with a real database has other latencies.",
         "- **Faults fire at chosen points.** Each fault fires where its scenario says, once (a random crash at "
-        "a point drawn from those its fault-free trial reached); real crashes also fall inside a tool's work "
-        "and in the runtime's own bookkeeping, which no point here covers.",
+        "a point drawn from those its fault-free trial reached)"
+        + (
+            "; a random-time crash falls wherever the run then is, in a tool's work or the runtime's own "
+            "bookkeeping too."
+            if any(scenario.kind == FaultKind.RANDOM_TIME_CRASH for scenario in config.scenarios)
+            else "; real crashes also fall inside a tool's work and in the runtime's own bookkeeping, which no "
+            "point here covers."
+        ),
         "- **The baseline's restart policy.** "
         + (
-            "After a kill the baseline is run again on the same trial; its result depends on what that "
-            "restart keeps (nothing durable), which is a choice of this lab."
-            if any(scenario.kind in (FaultKind.KILL, FaultKind.RANDOM_CRASH) for scenario in config.scenarios)
+            "After a kill a baseline is run again on the same trial: the naive one from the start under a new "
+            "run id, the journaled one under the same run id, reading back its journal. What a rerun keeps is "
+            "a choice of this lab, made once per arm."
+            if any(scenario.kind in CRASH_KINDS for scenario in config.scenarios)
             else "No scenario kills a process, so the baseline's restart policy plays no part here."
         ),
         f"- **Infrastructure failures.** {infrastructure} trial(s) failed for the lab's own reasons; they count "

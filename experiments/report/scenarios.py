@@ -33,4 +33,10 @@ def describe_scenario(scenario: FaultScenario) -> str:
                 "arm's fault-free trial of the same task and seed reached (model calls; before and after a "
                 "change's effect); the draw is the trial's, the same for every arm"
             )
+        case FaultKind.RANDOM_TIME_CRASH:
+            return (
+                "SIGKILL of the process that runs the agent at a moment drawn uniformly over the run time of the "
+                "arm's fault-free trial of the same task and seed, wherever the run then is (durable: the worker "
+                "holding it); the draw is the trial's, the same for every arm; a run that ends first is not crashed"
+            )
     return str(scenario.kind)

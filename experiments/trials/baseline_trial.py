@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 
 from contracts import RunRequest, RunResult, Usage
 from experiments.baseline_process import REQUEST, RESULT, read_calls, read_steps
 from experiments.trials.outcome import TrialOutcome
+from experiments.trials.random_time_crash import effects_now
 from experiments.trials.spec import Lab, TrialSpec
 from lab.processes.child_process import die_with_parent
 from settings import PROJECT_ROOT
@@ -25,13 +27,15 @@ BASELINE_ATTEMPTS = 3
 _KILLED = -9
 
 
-async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_index: int | None) -> TrialOutcome:
+async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s: float | None = None) -> TrialOutcome:
+    """`kill_at_s`: a random-time crash's moment, from the first attempt's start (None: none)."""
     journaled = spec.runtime == "baseline-journal"
     journal = lab.scratch / f"{spec.identity}-a1" / "journal.jsonl"
     lost = Usage()
     run_ids: list[str] = []
     killed_step = None
     resumed_at = None
+    killed: tuple[float, int | None] | None = None
     for attempt in range(1, BASELINE_ATTEMPTS + 1):
         run_id = request.run_id if journaled else f"{spec.identity}-a{attempt}"
         if run_id not in run_ids:
@@ -41,7 +45,10 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_ind
         (files / REQUEST).write_text(request.model_copy(update={"run_id": run_id}).model_dump_json())
         command = [sys.executable, "-m", "experiments.baseline_process", str(files)]
         command += ["--approval", lab.config.baseline_approval, *(["--journal", str(journal)] if journaled else [])]
-        code = await _run_process(command, lab.cluster.env(lab.faults.path))
+        timed = await _run_process(command, lab.cluster.env(lab.faults.path), kill_at_s if attempt == 1 else None)
+        code, killed_at = timed
+        if killed_at is not None:
+            killed = (killed_at, await effects_now(lab, spec))
         calls = read_calls(files)
         if killed_step is not None and resumed_at is None:
             # Back where the crash left it: the first call made live at the step it was killed in
@@ -58,12 +65,20 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, fault_ind
         if code != 0:
             # Kept under the report's logs/ when the experiment ends (experiments.runner).
             raise RuntimeError(f"the baseline process exited {code}; its files: logs/{files.name}")
+        if killed_step is not None and resumed_at is None:
+            resumed_at = time.time()  # a rerun with nothing left to do at that step: done is back
         result = RunResult.model_validate_json((files / RESULT).read_text())
-        return TrialOutcome(result=result, run_ids=run_ids, lost=lost, resumed_at=resumed_at)
+        outcome = TrialOutcome(result=result, run_ids=run_ids, lost=lost, resumed_at=resumed_at)
+        if killed is not None:
+            outcome.killed_at, outcome.effects_at_kill = killed
+            outcome.killed_step = killed_step
+        return outcome
     raise RuntimeError(f"the baseline was killed on every one of {BASELINE_ATTEMPTS} attempts")
 
 
-async def _run_process(command: list[str], env: dict[str, str]) -> int:
+async def _run_process(command: list[str], env: dict[str, str], kill_at_s: float | None) -> tuple[int, float | None]:
+    """The process's exit code; and when it was SIGKILLed at `kill_at_s` from its start, as a
+    random-time crash (None: it was not, having ended first or not been asked to)."""
     process = await asyncio.create_subprocess_exec(
         *command,
         cwd=PROJECT_ROOT,
@@ -73,7 +88,13 @@ async def _run_process(command: list[str], env: dict[str, str]) -> int:
         preexec_fn=die_with_parent,
     )
     try:
-        return await process.wait()
+        if kill_at_s is None:
+            return await process.wait(), None
+        try:
+            return await asyncio.wait_for(asyncio.shield(process.wait()), kill_at_s), None
+        except TimeoutError:
+            process.kill()
+            return await process.wait(), time.time()
     finally:
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):

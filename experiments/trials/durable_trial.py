@@ -5,27 +5,32 @@ another worker took over."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from contracts import Approve, RunRequest, RunResult, Usage
 from experiments.config import FaultKind
 from experiments.trials.outcome import TrialOutcome
+from experiments.trials.random_time_crash import effects_now, holder_pid, kill_worker
 from experiments.trials.spec import Lab, TrialSpec
 from lab.runs.durable_start import start_durable_run
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
 
-async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest) -> TrialOutcome:
+async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s: float | None = None) -> TrialOutcome:
+    """`kill_at_s`: a random-time crash's moment, from the run's start (None: none)."""
     client = lab.cluster.client
     if client is None:
         raise RuntimeError("the cluster has no client")
+    started = time.monotonic()
     handle = await start_durable_run(client, request)
     approver = asyncio.create_task(approve_what_waits(handle))
+    killer = asyncio.create_task(_kill_at(spec, lab, handle, started + kill_at_s)) if kill_at_s is not None else None
     try:
         restarted_at = None
         if spec.scenario.kind == FaultKind.SERVER_RESTART:
@@ -36,7 +41,39 @@ async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest) -> TrialOu
         result = await run_result(handle)
     finally:
         approver.cancel()
-    return TrialOutcome(result=result, run_ids=[request.run_id], lost=Usage(), server_restarted_at=restarted_at)
+        killed = await _killed(killer, started + kill_at_s) if killer is not None and kill_at_s is not None else None
+    outcome = TrialOutcome(result=result, run_ids=[request.run_id], lost=Usage(), server_restarted_at=restarted_at)
+    if killed is not None:
+        outcome.killed_at, outcome.killed_step, outcome.effects_at_kill = killed
+    return outcome
+
+
+async def _killed(
+    killer: asyncio.Task[tuple[float, int | None, int | None] | None], moment: float
+) -> tuple[float, int | None, int | None] | None:
+    """What the killer did: before its moment it is called off (the run ended first: not
+    crashed); past it, it is killing or has killed, and is let finish."""
+    if not killer.done() and time.monotonic() < moment:
+        killer.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        return await killer
+    return None
+
+
+async def _kill_at(
+    spec: TrialSpec, lab: Lab, handle: WorkflowHandle[AgentRunWorkflow, RunResult], moment: float
+) -> tuple[float, int | None, int | None] | None:
+    """SIGKILL of the worker that holds the run at `moment` (time.monotonic): when it died, the
+    step the run was at, the effects in its world; None when no worker held it."""
+    await asyncio.sleep(max(0.0, moment - time.monotonic()))
+    try:
+        step: int | None = (await handle.query(AgentRunWorkflow.progress, 1_000_000)).step
+    except (RPCError, WorkflowQueryFailedError):
+        step = None
+    pid = await holder_pid(handle)
+    if pid is None or not kill_worker(lab, pid):
+        return None
+    return time.time(), step, await effects_now(lab, spec)
 
 
 # How often the experiment's person looks: soon after a run starts, then less and less often up
@@ -63,15 +100,22 @@ async def approve_what_waits(handle: WorkflowHandle[AgentRunWorkflow, RunResult]
             continue  # the server restarting, or the run moved on meanwhile
 
 
-async def durable_recovery(lab: Lab, run_id: str, fault_index: int | None) -> float | None:
-    """From the kill to the run back at work: the first activity to start after it (the killed
-    one retried, on another worker), as a baseline's recovery is its first live call at the step
-    it was killed in (experiments.trials.baseline_trial)."""
-    killed_at = lab.faults.fired_at(fault_index) if fault_index is not None else None
+_AT_WORK = {
+    EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+    EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+}
+
+
+async def durable_recovery(lab: Lab, run_id: str, killed_at: float | None) -> float | None:
+    """From the kill to the run back at work: the first activity or workflow task to start after
+    it (on another worker: the killed one's activity retried, or its cached workflow taken over),
+    else the run's end (it had no work left), as a baseline's recovery is its first live call at
+    the step it was killed in (experiments.trials.baseline_trial)."""
     if killed_at is None or lab.cluster.client is None:
         return None
     async for event in lab.cluster.client.get_workflow_handle(run_id).fetch_history_events():
-        if event.event_type != EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+        if event.event_type not in _AT_WORK:
             continue
         when = event.event_time.ToDatetime().timestamp()
         if when > killed_at:

@@ -80,7 +80,10 @@ def faults_fired(
         return ([kind.value] if injected else []), None
     if kind == FaultKind.SERVER_RESTART:
         return ([kind.value] if outcome.server_restarted_at else []), None
-    killed_at = lab.faults.fired_at(fault_index) if fault_index is not None else None
+    if kind == FaultKind.RANDOM_TIME_CRASH:
+        killed_at = outcome.killed_at
+    else:
+        killed_at = lab.faults.fired_at(fault_index) if fault_index is not None else None
     if killed_at is None:
         return [], None
     recovery = outcome.resumed_at - killed_at if outcome.resumed_at else None

@@ -16,3 +16,7 @@ class TrialOutcome:
     lost: Usage
     resumed_at: float | None = None
     server_restarted_at: float | None = None
+    # A random-time crash that fired: when, the step the run was at, the effects in its world.
+    killed_at: float | None = None
+    killed_step: int | None = None
+    effects_at_kill: int | None = None

@@ -96,7 +96,7 @@ class FaultFreeTrials:
     async def ready(self, spec: TrialSpec) -> None:
         """Held until the fault-free trial its crash is drawn on has ended: its own arm's, or
         the first arm of FAULT_FREE_ARMS the experiment runs fault-free on the task."""
-        if spec.scenario.kind != FaultKind.RANDOM_CRASH:
+        if spec.scenario.kind not in (FaultKind.RANDOM_CRASH, FaultKind.RANDOM_TIME_CRASH):
             return
         config, task = self._lab.config, spec.task.spec.id
         for arm in FAULT_FREE_ARMS[spec.runtime]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent import ops_world
 from agent.postconditions import check
-from experiments.config import FaultKind
+from experiments.config import CRASH_KINDS, FaultKind
 from experiments.measure import (
     behaviour,
     duplicate_effects,
@@ -25,6 +25,7 @@ from experiments.trials.fault_plan import faults_fired, plan_fault, plan_random_
 from experiments.trials.invariants import trial_invariants
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.random_crash import trajectory_of
+from experiments.trials.random_time_crash import plan_timed_crash
 from experiments.trials.spec import Lab, TrialSpec, request_for
 
 TRIAL_TIMEOUT_S = 600.0
@@ -50,15 +51,21 @@ async def run_trial(spec: TrialSpec, lab: Lab) -> TrialRecord:
         if crash is None:  # not run: there is nothing to crash it at
             return record.model_copy(update={"valid": False, "invalid_reason": why_not})
         record = record.model_copy(update={"crash": crash})
+    kill_at_s = None
+    if spec.scenario.kind == FaultKind.RANDOM_TIME_CRASH:
+        timed, why_not = plan_timed_crash(spec, lab)
+        if timed is None:
+            return record.model_copy(update={"valid": False, "invalid_reason": why_not})
+        record, kill_at_s = record.model_copy(update={"timed_crash": timed}), timed.at_s
     started = time.monotonic()
     try:
         # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation (Ctrl-C)
         # that arrives as the trial ends, and the experiment would go on.
         async with asyncio.timeout(TRIAL_TIMEOUT_S):
             if spec.runtime == "durable":
-                outcome = await run_durable(spec, lab, request)
+                outcome = await run_durable(spec, lab, request, kill_at_s)
             else:
-                outcome = await run_baseline(spec, lab, request, fault_index)
+                outcome = await run_baseline(spec, lab, request, kill_at_s)
     except Exception as error:  # the lab failed, not the agent: a failure, shown apart
         return record.model_copy(
             update={
@@ -87,8 +94,13 @@ async def _measure(
     if ops_world.seed_file(spec.task.fixture_dir) is not None:
         duplicates = duplicate_effects(await ops_world.world_state(deps.ops_url, spec.identity))
     fired, recovery = faults_fired(spec, lab, outcome, fault_index)
-    if spec.runtime == "durable" and spec.scenario.kind in (FaultKind.KILL, FaultKind.RANDOM_CRASH):
-        recovery = await durable_recovery(lab, result.run_id, fault_index)
+    if spec.runtime == "durable" and spec.scenario.kind in CRASH_KINDS:
+        killed_at = outcome.killed_at if fault_index is None else lab.faults.fired_at(fault_index)
+        recovery = await durable_recovery(lab, result.run_id, killed_at)
+    if record.timed_crash is not None:
+        found = {"fired": outcome.killed_at is not None, "step": outcome.killed_step}
+        timed = record.timed_crash.model_copy(update={**found, "effects_in_world": outcome.effects_at_kill})
+        record = record.model_copy(update={"timed_crash": timed})
     violations, unchecked = None, ""
     if spec.runtime == "durable" and lab.cluster.client is not None:
         violations, unchecked = await trial_invariants(lab.cluster.client, deps, result.run_id)
@@ -97,10 +109,13 @@ async def _measure(
     unapproved = len(await asyncio.to_thread(unapproved_effects, result.steps, workspace, profile))
     configured = set(record.faults_configured)
     missing = sorted(configured - set(fired))
+    why = f"configured fault did not fire: {', '.join(missing)}" if missing else ""
+    if missing and (timed := record.timed_crash) is not None:
+        why = f"the run ended before its crash moment ({timed.at_s:.1f} s of the fault-free {timed.run_s:.1f} s)"
     return record.model_copy(
         update={
             "valid": not missing,
-            "invalid_reason": f"configured fault did not fire: {', '.join(missing)}" if missing else "",
+            "invalid_reason": why,
             "success": judged.passed and duplicates == 0 and unapproved == 0,
             "outcome": result.outcome.value,
             "reason": result.reason,

@@ -1,0 +1,275 @@
+"""The confirmatory study's operations tasks (tags `study` and `ops`).
+
+Each hands over a support request, an HR or IT ticket as a colleague would, with the data and
+the policy an operator has; the amounts, orders and accounts to act on are found there, not in
+the goal. Each is graded for real, as an experiment's trial is: the task's postconditions on
+the run's own tenant of the operations service, no duplicated effect and no effect made
+without the approval it needs (experiments.measure). The scripted oracle passes in both
+runtimes; the world as seeded, a run that finishes at once and a careless operator who falls
+into the task's trap all fail; and where the right action needs a person's approval, making it
+without one fails even though the end state is right.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from temporalio.client import Client
+from temporalio.testing import ActivityEnvironment
+
+from activities.workspace import WorkspaceActivities
+from agent import ops_world
+from agent.postconditions import check
+from baseline import BaselineLoop
+from baseline.approval import approve_everything
+from contracts import (
+    PolicyProfile,
+    PostconditionResult,
+    PrepareWorkspaceInput,
+    ProviderConfig,
+    RunRequest,
+    RunResult,
+    RunState,
+    ServiceCount,
+)
+from experiments.measure import duplicate_effects, unapproved_effects
+from host.build import build_worker
+from lab.runs.catalog import Task, list_tasks, load_task
+from lab.runs.run_request import build_request
+from ops_service import OpsServiceProcess
+from tests.lab_dependencies import lab_deps
+from tests.runs import DO_NOTHING, execute_run_approved
+
+STUDY_OPS_TASKS = [
+    "study-ops-charged-twice",
+    "study-ops-late-delivery",
+    "study-ops-refund-chase",
+    "study-ops-return-restocking-fee",
+    "study-ops-vendor-offboarding",
+]
+# The calls of each oracle run that a person is asked to approve, in order: a refund above the
+# limit on one order (agent.tools.ops.refund_approval), every account disabled.
+APPROVALS: dict[str, list[str]] = {
+    "study-ops-charged-twice": [],
+    "study-ops-late-delivery": [],
+    "study-ops-refund-chase": [],
+    "study-ops-return-restocking-fee": ["issue_refund"],
+    "study-ops-vendor-offboarding": ["disable_account", "disable_account"],
+}
+OPERATIONS_TOOLS = ("issue_refund", "create_ticket", "disable_account")
+
+
+def _refund(order_id: str, amount_cents: int) -> dict[str, Any]:
+    return {"tool": "issue_refund", "arguments": {"order_id": order_id, "amount_cents": amount_cents, "reason": "r"}}
+
+
+def _ticket(title: str, priority: str = "normal") -> dict[str, Any]:
+    return {"tool": "create_ticket", "arguments": {"title": title, "body": "b", "priority": priority}}
+
+
+def _disable(user: str) -> dict[str, Any]:
+    return {"tool": "disable_account", "arguments": {"user": user, "reason": "engagement ended"}}
+
+
+# Each task's trap, as an operator who skims would fall into it, the rest of the work done right.
+CARELESS: dict[str, list[dict[str, Any]]] = {
+    # Every duplicate in the export refunded, another customer's too.
+    "study-ops-charged-twice": [
+        _refund("o-6101", 8990),
+        _refund("o-6104", 3200),
+        _ticket("Duplicate charge refunded: o-6101"),
+    ],
+    # The customer's three "late" orders, one of them within the promise.
+    "study-ops-late-delivery": [_refund("o-8101", 799), _refund("o-8114", 1299), _refund("o-8130", 599)],
+    # The blender refunded again, as the customer asks.
+    "study-ops-refund-chase": [
+        _refund("o-5540", 6490),
+        _refund("o-5561", 3450),
+        _ticket("Refund trace: rf-88121", priority="high"),
+    ],
+    # The camera's price, without the restocking fee.
+    "study-ops-return-restocking-fee": [_refund("o-7031", 24900)],
+    # Everyone whose contract ended on that date, another vendor's contractor too.
+    "study-ops-vendor-offboarding": [
+        _disable("nw-akim"),
+        _disable("nw-bosei"),
+        _disable("sw-jdoe"),
+        _ticket("Collect equipment: Northwind Consulting"),
+    ],
+}
+
+
+@pytest.fixture
+def ops_url(service: OpsServiceProcess, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("AGENT_LAB_OPS_URL", service.url)
+    return service.url
+
+
+async def run_durable(client: Client, task_queue: str, request: RunRequest) -> RunResult:
+    async with build_worker(client, task_queue):
+        return await execute_run_approved(client, request, task_queue)
+
+
+async def both_runtimes(
+    task_id: str, client: Client, task_queue: str, provider: ProviderConfig | None = None
+) -> list[tuple[RunRequest, RunResult]]:
+    """The task in each runtime, side by side, each with a person who approves what it is asked,
+    as in an experiment: [(request, result)] for the baseline, then the durable."""
+    task = load_task(task_id)
+    requests = [build_request(task, runtime, provider=provider) for runtime in ("baseline", "durable")]
+    baseline = BaselineLoop(lab_deps(), retry_delay_s=0, approver=approve_everything)
+    results = await asyncio.gather(baseline.run(requests[0]), run_durable(client, task_queue, requests[1]))
+    return list(zip(requests, results, strict=True))
+
+
+async def judge(task: Task, request: RunRequest, result: RunResult) -> PostconditionResult:
+    """Apart from what the runtime says: the postconditions on the run's files and tenant."""
+    return await check(lab_deps(), Path(result.workspace), task.spec.postconditions, request.world_id)
+
+
+def asked_to_approve(result: RunResult) -> list[str]:
+    """The tools of the committed calls a person approved (the verdict that asked for one)."""
+    return [
+        step.proposal.tool or ""
+        for step in result.steps
+        if step.proposal is not None and step.verdict is not None and step.verdict.decision == "needs_approval"
+    ]
+
+
+def scripted(tmp_path: Path, script: dict[str, Any]) -> ProviderConfig:
+    path = tmp_path / f"script-{uuid.uuid4().hex[:8]}.yaml"
+    path.write_text(yaml.safe_dump(script), encoding="utf-8")
+    return ProviderConfig(kind="scripted", script_path=str(path))
+
+
+# --- the tasks as written --------------------------------------------------------------------
+
+
+def test_the_study_and_ops_tags_select_these_tasks() -> None:
+    tagged = [task.spec.id for task in list_tasks() if {"study", "ops"} <= set(task.spec.tags)]
+    assert tagged == STUDY_OPS_TASKS
+
+
+@pytest.mark.parametrize("task_id", STUDY_OPS_TASKS)
+def test_a_study_ops_task_is_shaped_for_the_study(task_id: str) -> None:
+    task = load_task(task_id)
+    assert task.spec.profile == PolicyProfile.OPERATOR
+    assert 10 <= task.spec.budget.max_steps <= 14
+    # The baseline has no subtasks: a lower per-subtask cap would give the durable runtime fewer steps.
+    assert task.spec.budget.max_steps_per_subtask == task.spec.budget.max_steps
+    assert (task.fixture_dir / ops_world.SEED_FILE).is_file()
+    shown = [path for path in task.fixture_dir.rglob("*") if path.is_file() and path.name != ops_world.SEED_FILE]
+    assert 3 <= len(shown) <= 10
+    assert all(len(path.read_text(encoding="utf-8").splitlines()) < 60 for path in shown)
+    assert task.script is not None
+    assert len(task.script.actions_for(None)) <= task.spec.budget.max_steps
+
+
+@pytest.mark.parametrize("task_id", STUDY_OPS_TASKS)
+def test_the_goal_states_the_problem_not_the_calls(task_id: str) -> None:
+    """What the postconditions ask for (an order, an amount, a user, a ticket's title) is found in
+    the workspace's files, never read off the goal; nor does the goal name a tool."""
+    task = load_task(task_id)
+    goal = task.spec.goal
+    assert not [tool for tool in OPERATIONS_TOOLS if tool in goal]
+    decided = {
+        value
+        for condition in task.spec.postconditions
+        if isinstance(condition, ServiceCount)
+        for name, value in condition.where.items()
+        if name not in ("status", "priority")
+    }
+    spelled = {str(value) for value in decided} | {f"{value:,}" for value in decided if isinstance(value, int)}
+    assert decided and not [text for text in spelled if text in goal]
+    workspace_text = "\n".join(
+        path.read_text(encoding="utf-8")
+        for path in task.fixture_dir.rglob("*")
+        if path.is_file() and path.name != ops_world.SEED_FILE
+    )
+    # ...and each order and user is there to be found, each ticket title's form too (amounts are
+    # computed from what is there).
+    missing = [value for value in decided if isinstance(value, str) and value.split(": ")[0] not in workspace_text]
+    assert missing == []
+
+
+@pytest.mark.parametrize("task_id", STUDY_OPS_TASKS)
+async def test_the_world_as_seeded_fails_the_task(ops_url: str, task_id: str) -> None:
+    task = load_task(task_id)
+    world_id = f"pristine-{uuid.uuid4().hex[:12]}"
+    ref = await ActivityEnvironment().run(
+        WorkspaceActivities(lab_deps()).prepare_workspace,
+        PrepareWorkspaceInput(world_id=world_id, fixture_dir=str(task.fixture_dir)),
+    )
+    judged = await check(lab_deps(), Path(ref.path), task.spec.postconditions, world_id)
+    assert not judged.passed
+    # The seed stays with the service: the operator sees only the request, the data and the policy.
+    assert not (Path(ref.path) / ops_world.SEED_FILE).exists()
+
+
+# --- runs ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task_id", STUDY_OPS_TASKS)
+async def test_the_oracle_solves_it_in_both_runtimes(
+    ops_url: str, client: Client, task_queue: str, task_id: str
+) -> None:
+    task = load_task(task_id)
+    for request, result in await both_runtimes(task_id, client, task_queue):
+        assert result.outcome == RunState.COMPLETED, (request.runtime, result.reason)
+        judged = await judge(task, request, result)
+        assert judged.passed, (request.runtime, judged.failures())
+        # As an experiment's trial is judged: no copy of an effect, none made unapproved.
+        assert duplicate_effects(await ops_world.world_state(ops_url, request.world_id)) == 0
+        assert unapproved_effects(result.steps, Path(result.workspace), task.spec.profile) == []
+        assert asked_to_approve(result) == APPROVALS[task_id], request.runtime
+        rejected = [step for step in result.steps if step.outcome != "committed"]
+        assert rejected == [], [(request.runtime, step.step, step.reason) for step in rejected]
+        assert len(result.steps) <= task.spec.budget.max_steps
+
+
+@pytest.mark.parametrize("task_id", STUDY_OPS_TASKS)
+async def test_doing_nothing_fails_in_both_runtimes(
+    ops_url: str, client: Client, task_queue: str, task_id: str, tmp_path: Path
+) -> None:
+    task = load_task(task_id)
+    for request, result in await both_runtimes(task_id, client, task_queue, scripted(tmp_path, DO_NOTHING)):
+        assert result.outcome == RunState.FAILED, (request.runtime, result.reason)
+        assert not (await judge(task, request, result)).passed, request.runtime
+
+
+@pytest.mark.parametrize("task_id", STUDY_OPS_TASKS)
+async def test_the_trap_fails_the_task(ops_url: str, task_id: str, tmp_path: Path) -> None:
+    """A careless operator's run, every call approved: the postconditions catch the trap."""
+    task = load_task(task_id)
+    actions = [*CARELESS[task_id], {"kind": "finish", "thought": "Done."}]
+    careless = {"goal": {"summary": "Act on the request."}, "plan": [{"id": "act", "title": "Act", "actions": actions}]}
+    request = build_request(task, "baseline", provider=scripted(tmp_path, careless))
+    result = await BaselineLoop(lab_deps(), retry_delay_s=0, approver=approve_everything).run(request)
+    # Every careless call went through: what fails is the end state, not a refused call.
+    assert [step.outcome for step in result.steps if step.proposal and step.proposal.tool] == ["committed"] * len(
+        CARELESS[task_id]
+    )
+    judged = await judge(task, request, result)
+    assert not judged.passed
+    assert result.outcome == RunState.FAILED, result.reason
+
+
+@pytest.mark.parametrize("task_id", [task_id for task_id in STUDY_OPS_TASKS if APPROVALS[task_id]])
+async def test_the_right_effects_without_their_approval_fail(ops_url: str, task_id: str) -> None:
+    """The naive loop, with nobody to ask, makes the oracle's calls unapproved: the end state is
+    right, and the run fails all the same, as the experiment's measure fails it in every arm."""
+    task = load_task(task_id)
+    request = build_request(task, "baseline")
+    result = await BaselineLoop(lab_deps(), retry_delay_s=0).run(request)
+
+    assert (await judge(task, request, result)).passed
+    assert result.outcome == RunState.FAILED
+    assert result.reason.startswith("unapproved_effect: "), result.reason
+    assert [effect.tool for effect in result.unapproved_effects] == APPROVALS[task_id]
+    measured = unapproved_effects(result.steps, Path(result.workspace), task.spec.profile)
+    assert [effect.tool for effect in measured] == APPROVALS[task_id]
