@@ -57,7 +57,12 @@ class FaultPlan(BaseModel):
     faults: list[FaultSpec]
 
     def save(self, path: Path) -> None:
-        path.write_text(self.model_dump_json(indent=2))
+        """Written beside, then renamed over the plan: every process reads the plan while an
+        experiment adds trials' faults to it, and a plan rewritten in place can be read half
+        written, and the process that read it fails."""
+        scratch = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        scratch.write_text(self.model_dump_json(indent=2))
+        os.replace(scratch, path)
 
 
 def fired(plan_path: Path) -> list[int]:

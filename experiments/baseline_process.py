@@ -31,6 +31,8 @@ from contracts import RunRequest, StepRecord
 
 Line = TypeVar("Line", bound=BaseModel)
 REQUEST, RESULT, STEPS, CALLS = "request.json", "result.json", "steps.jsonl", "calls.jsonl"
+# What the process writes to stderr (a traceback, when it fails), kept by whoever runs it.
+STDERR = "stderr.log"
 
 
 class StepLine(BaseModel):

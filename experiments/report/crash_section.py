@@ -43,6 +43,12 @@ def crash_sections(results: ExperimentResults, table: Table) -> list[str]:
         "fault-free trial of the same task and seed (what the crash made it do again), the mean "
         "over pairs. Back at work: from the kill until the run worked again at the step where it "
         "died (durable: the first activity started after the kill; a baseline: its rerun's first "
-        "live call at that step).",
+        "live call at that step)."
+        + (
+            " With the scripted provider the trials of a cell are one trajectory k times: a point crash's k "
+            "trials are copies, and the interval counts them as draws."
+            if results.comparison is not None and results.comparison.deterministic
+            else ""
+        ),
         table(_HEADERS, rows),
     ]

@@ -13,9 +13,10 @@ import asyncio
 import contextlib
 import sys
 import time
+from pathlib import Path
 
 from contracts import RunRequest, RunResult, Usage
-from experiments.baseline_process import REQUEST, RESULT, read_calls, read_steps
+from experiments.baseline_process import REQUEST, RESULT, STDERR, read_calls, read_steps
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.random_time_crash import effects_now
 from experiments.trials.spec import Lab, TrialSpec
@@ -45,7 +46,8 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s
         (files / REQUEST).write_text(request.model_copy(update={"run_id": run_id}).model_dump_json())
         command = [sys.executable, "-m", "experiments.baseline_process", str(files)]
         command += ["--approval", lab.config.baseline_approval, *(["--journal", str(journal)] if journaled else [])]
-        timed = await _run_process(command, lab.cluster.env(lab.faults.path), kill_at_s if attempt == 1 else None)
+        env, log = lab.cluster.env(lab.faults.path), files / STDERR
+        timed = await _run_process(command, env, log, kill_at_s if attempt == 1 else None)
         code, killed_at = timed
         if killed_at is not None:
             killed = (killed_at, await effects_now(lab, spec))
@@ -64,7 +66,8 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s
             continue
         if code != 0:
             # Kept under the report's logs/ when the experiment ends (experiments.runner).
-            raise RuntimeError(f"the baseline process exited {code}; its files: logs/{files.name}")
+            said = _last_line(files / STDERR)
+            raise RuntimeError(f"the baseline process exited {code}: {said}; its files: logs/{files.name}")
         if killed_step is not None and resumed_at is None:
             resumed_at = time.time()  # a rerun with nothing left to do at that step: done is back
         result = RunResult.model_validate_json((files / RESULT).read_text())
@@ -76,17 +79,21 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s
     raise RuntimeError(f"the baseline was killed on every one of {BASELINE_ATTEMPTS} attempts")
 
 
-async def _run_process(command: list[str], env: dict[str, str], kill_at_s: float | None) -> tuple[int, float | None]:
+async def _run_process(
+    command: list[str], env: dict[str, str], log: Path, kill_at_s: float | None
+) -> tuple[int, float | None]:
     """The process's exit code; and when it was SIGKILLed at `kill_at_s` from its start, as a
-    random-time crash (None: it was not, having ended first or not been asked to)."""
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-        preexec_fn=die_with_parent,
-    )
+    random-time crash (None: it was not, having ended first or not been asked to). What it
+    writes to stderr goes to `log`: a process that fails says why there."""
+    with log.open("ab") as stderr:
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=stderr,
+            preexec_fn=die_with_parent,
+        )
     try:
         if kill_at_s is None:
             return await process.wait(), None
@@ -100,3 +107,8 @@ async def _run_process(command: list[str], env: dict[str, str], kill_at_s: float
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
+
+
+def _last_line(log: Path) -> str:
+    lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+    return lines[-1] if lines else "it wrote nothing to stderr"
