@@ -147,11 +147,19 @@ def test_tasks_lists_ids_first() -> None:
         "small-off-by-one",
         "small-ops-two-effects",
         "small-rename-two-files",
+        "study-csv-export-crash",
+        "study-empty-day-report",
+        "study-month-boundary-timezone",
         "study-ops-charged-twice",
         "study-ops-late-delivery",
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",
         "study-ops-vendor-offboarding",
+        "study-pagination-last-page",
+        "study-renamed-config-key",
+        "study-shared-tags-regression",
+        "study-standup-since-flag",
+        "study-vat-rounding-test",
     ]
 
 
