@@ -16,7 +16,6 @@ goes on live where it was. Without one, a rerun starts over.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import time
@@ -33,16 +32,15 @@ from agent.earlier_effects import earlier_effect, for_rule
 from agent.execution import execute
 from agent.model_calls import propose_action
 from agent.postconditions import check
-from agent.sandbox.private_tmp import selected_private_tmp
 from agent.step_log import StepLog
-from agent.verification import approval_needed, executed_call, verify
+from agent.verification import executed_call
 from agent.workspace import prepare_workspace
 from baseline.approval import Approver, pending
 from baseline.disk import disk_after, measured
 from baseline.journal import StepJournal
 from baseline.retrying import Retrying
+from baseline.verdict import verdict_before
 from contracts import (
-    ActionProposal,
     ApprovalDecision,
     DiskUse,
     EarlierEffect,
@@ -171,8 +169,8 @@ class BaselineLoop:
                 break
             # By default no verifier: what the model proposes runs, once a person allows what needs it.
             earlier = for_rule(proposal, effects)
-            judged = (request, Path(workspace), proposal, executed, earlier)
-            verdict = await self._once(step, "verdict", _VERDICT, self._judge, *judged)
+            judged = (self._deps, request, Path(workspace), proposal, executed, earlier)
+            verdict = await self._once(step, "verdict", _VERDICT, verdict_before, *judged)
             need = verdict if verdict is not None and verdict.decision == "needs_approval" else None
             if not request.baseline_verifies:
                 verdict = None  # it asked only whether a person must allow the call
@@ -276,23 +274,6 @@ class BaselineLoop:
     async def _propose(self, step: int, asked: ProposeActionInput, usage: Usage) -> ProposeActionResult:
         async with self._on_model_call(step, usage + self._retrying.failed):
             return await self._retrying(propose_action, asked)
-
-    async def _judge(
-        self,
-        request: RunRequest,
-        workspace: Path,
-        proposal: ActionProposal,
-        executed: list[ExecutedCall],
-        earlier: list[EarlierEffect],
-    ) -> Verdict | None:
-        """With a verifier, its verdict (the durable runtime's, repeated-action check included);
-        without, only whether a person must allow the call (None: nobody need)."""
-        tmp = await selected_private_tmp(self._deps)  # /tmp is the command's own in this sandbox
-        if request.baseline_verifies:
-            arguments = (workspace, proposal, request.profile, executed, earlier)
-            return await asyncio.to_thread(verify, *arguments, private_tmp=tmp, offered=request.tools)
-        arguments2 = (workspace, proposal, request.profile, earlier)
-        return await asyncio.to_thread(approval_needed, *arguments2, private_tmp=tmp, offered=request.tools)
 
     async def _once(
         self, step: int, call: str, kind: TypeAdapter[T], make: Callable[P, Awaitable[T]], *args: P.args
