@@ -38,9 +38,11 @@ def rate_bars(ax: Axes, bars: Sequence[tuple[float, SuccessRate]], width: float,
     xs = [x for x, _ in shown]
     ax.bar(xs, rates, width * 0.95, yerr=errors, capsize=4, color=colour, alpha=0.85, label=label)
     for x, s in shown:
-        colour = "white" if s.rate else "black"
+        # Upright: four arms side by side leave a bar too narrow for "120/120" written across.
+        # White only on a bar tall enough to hold it all.
+        colour = "white" if (s.rate or 0.0) > 0.35 else "black"
         ax.text(x, 0.02, f"{s.successes}/{s.valid_trials}", ha="center", va="bottom", fontsize="small", color=colour,
-                fontweight="bold")  # fmt: skip
+                fontweight="bold", rotation=90)  # fmt: skip
 
 
 def grouped_axes(groups: list[str], title: str, detail: str, xlabel: str = "scenario") -> tuple[Figure, Axes]:

@@ -88,7 +88,7 @@ def test_the_terminal_summary_shows_cost_and_the_paired_difference(report_dir: P
     assert max(map(len, lines)) <= 120
 
 
-@pytest.mark.parametrize("name", ["core", "small-faults"])
+@pytest.mark.parametrize("name", ["small", "small-faults"])
 def test_a_published_result_written_before_the_comparison_loads_and_is_redrawn_with_it(
     name: str, tmp_path: Path
 ) -> None:

@@ -30,7 +30,7 @@ TOLERANCE = 1.0
 # A whisker or cap drawn on the axes' top edge hides under the spine: it must end below it.
 HEADROOM = 2.0
 # Tokens by runtime: the scripted provider spends the same on every fault-free trial.
-TOKENS = {"durable": 2400, "baseline": 1800, "baseline+verifier": 2900}
+TOKENS = {"durable": 2400, "baseline": 1800, "baseline-journal": 1850, "baseline+verifier": 2900}
 
 
 def quickstart() -> ExperimentConfig:
