@@ -28,6 +28,10 @@ from lab.runs.catalog import Task, list_tasks, load_task
 from tests.lab_dependencies import lab_deps
 from tests.runs import DO_NOTHING, both_runtimes
 
+# In the slow lane (`uv run pytest -m slow`): each task's suite runs in the sandbox, several at
+# once: beside the default lane's time-skipping tests that load is the likely reason they missed timeouts.
+pytestmark = pytest.mark.slow
+
 STUDY_CODING_TASKS = [
     "study-csv-export-crash",
     "study-empty-day-report",

@@ -45,6 +45,10 @@ from ops_service import OpsServiceProcess
 from tests.lab_dependencies import lab_deps
 from tests.runs import DO_NOTHING, execute_run_approved
 
+# In the slow lane (`uv run pytest -m slow`): each task's suite runs in the sandbox, several at
+# once: beside the default lane's time-skipping tests that load is the likely reason they missed timeouts.
+pytestmark = pytest.mark.slow
+
 STUDY_OPS_TASKS = [
     "study-ops-charged-twice",
     "study-ops-late-delivery",
