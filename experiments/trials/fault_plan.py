@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from agent.faults import FaultPlan, FaultPoint, FaultSpec, fired_at
 from agent.providers.noisy import read_injected
-from experiments.config import FAULT_FREE_ARMS, FaultKind
+from experiments.config import FaultKind
 from experiments.trial_record import CrashPoint
 from experiments.trials.outcome import TrialOutcome
-from experiments.trials.random_crash import draw_crash
+from experiments.trials.random_crash import draw_crash, fault_free_trial
 
 # For annotations only: spec.py imports this module (its Lab holds a FaultBook).
 if TYPE_CHECKING:
@@ -38,9 +38,7 @@ class FaultBook:
 def plan_random_crash(spec: TrialSpec, lab: Lab, run_id: str) -> tuple[int | None, CrashPoint | None, str]:
     """A random crash's fault, drawn on the same arm's fault-free trial of the task and seed:
     its index in the fault book and its point; or why none could be drawn."""
-    arms = FAULT_FREE_ARMS[spec.runtime]
-    found = (lab.fault_free.get((spec.task.spec.id, arm, spec.index)) for arm in arms)
-    free = next((record for record in found if record is not None), None)
+    free = fault_free_trial(spec, lab)
     if free is None or free.infrastructure_error:
         return None, None, "no fault-free trial of this arm, task and seed to draw the crash on"
     crash = draw_crash(spec.task.spec.id, spec.seed, free.trajectory)

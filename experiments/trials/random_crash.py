@@ -72,6 +72,13 @@ def draw_crash(task_id: str, seed: int, trajectory: list[StepKind]) -> CrashPoin
     return CrashPoint(step=step, point=point, draw=draw, pairs=len(pairs), effect_landed=landed)
 
 
+def fault_free_trial(spec: TrialSpec, lab: Lab) -> TrialRecord | None:
+    """The fault-free trial a crash of this trial is drawn on: its own arm's of the same task and
+    seed, else the first of FAULT_FREE_ARMS recorded; None when there is none."""
+    found = (lab.fault_free.get((spec.task.spec.id, arm, spec.index)) for arm in FAULT_FREE_ARMS[spec.runtime])
+    return next((record for record in found if record is not None), None)
+
+
 class FaultFreeTrials:
     """The fault-free trials a random crash is drawn on (experiments.trials.random_crash), kept
     in `lab.fault_free` as they are recorded (those of a part before a resume included), and

@@ -24,9 +24,9 @@ from temporalio.api.enums.v1 import EventType, PendingActivityState
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 
 from agent import ops_world
-from experiments.config import FAULT_FREE_ARMS
 from experiments.measure import effects_made
 from experiments.trial_record import TimedCrash
+from experiments.trials.random_crash import fault_free_trial
 
 if TYPE_CHECKING:
     from experiments.trials.spec import Lab, TrialSpec
@@ -41,11 +41,8 @@ def time_draw(task_id: str, seed: int) -> float:
 def plan_timed_crash(spec: TrialSpec, lab: Lab) -> tuple[TimedCrash | None, str]:
     """The moment to kill the trial's run at, over the arm's fault-free trial of the same task
     and seed; or why there is none."""
-    for arm in FAULT_FREE_ARMS[spec.runtime]:
-        free = lab.fault_free.get((spec.task.spec.id, arm, spec.index))
-        if free is not None:
-            break
-    else:
+    free = fault_free_trial(spec, lab)
+    if free is None:
         return None, "no fault-free trial of this arm, task and seed to draw the crash on"
     if free.infrastructure_error or free.wall_time_s <= 0:
         return None, "its fault-free trial has no run time to draw the crash on"
