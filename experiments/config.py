@@ -79,6 +79,11 @@ class FaultScenario(BaseModel):
     tool: str | None = None
     after_step: int = Field(default=1, ge=1)
     noise: NoiseConfig | None = None
+    # Of a random crash, which of the trial's draws it is: scenarios that differ only in `draw`
+    # crash the same trajectory again, each at a point drawn uniformly, none at a (step, point)
+    # an earlier draw took while the trajectory has others left (a random-time crash: another
+    # moment). Draw 1 is the one every config had before there were several.
+    draw: int = Field(default=1, ge=1)
     # Only these tasks / runtimes (default: all of the experiment's).
     tasks: list[str] | None = None
     runtimes: list[ExperimentRuntime] | None = None
@@ -94,6 +99,8 @@ class FaultScenario(BaseModel):
             raise ValueError(f"a {self.kind} fault fires in a tool, not at model_call")
         if self.kind == FaultKind.MODEL_NOISE and self.noise is None:
             raise ValueError("a model_noise fault needs `noise` rates")
+        if self.draw > 1 and self.kind not in (FaultKind.RANDOM_CRASH, FaultKind.RANDOM_TIME_CRASH):
+            raise ValueError(f"`draw` numbers a random crash's draws: a {self.kind} fault has none")
         return self
 
     @property

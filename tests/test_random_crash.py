@@ -4,6 +4,7 @@ fires in every trial by construction."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from contracts import ActionProposal, StepRecord, Verdict
 from contracts.actions import ReasonCode
 from experiments.config import ExperimentConfig, FaultKind, FaultScenario
 from experiments.runner import run_experiment
-from experiments.trial_record import TrialRecord
+from experiments.trial_record import StepKind, TrialRecord
 from experiments.trials.random_crash import crash_draw, draw_crash, reachable, trajectory_of
 
 
@@ -102,3 +103,36 @@ async def test_a_random_crash_fires_in_every_trial_of_every_arm(data_dir: Path) 
         assert len(draws) == 1  # one draw for the trial, whatever the arm
     report = (directory / "report.md").read_text()
     assert "drawn uniformly from those the arm's fault-free trial" in report
+
+
+def test_each_draw_of_a_trajectory_crashes_it_at_a_point_the_draws_before_it_did_not_take() -> None:
+    trajectory: list[StepKind] = ["model", "effect", "change", "model"]
+    pairs = reachable(trajectory)
+    for seed in range(50):
+        crashes = [draw_crash("t", seed, trajectory, draw) for draw in range(1, len(pairs) + 1)]
+        points = [(c.step, c.point) for c in crashes if c is not None]
+        assert sorted(points) == sorted(pairs)  # every pair once before any is taken again
+        again = draw_crash("t", seed, trajectory, len(pairs) + 1)
+        assert again is not None and (again.step, again.point) in pairs
+    # Draw 1 is the draw every config had before there were several: old trials keep their point.
+    assert draw_crash("t", 3, trajectory, 1) == draw_crash("t", 3, trajectory)
+    first = draw_crash("t", 3, trajectory)
+    assert first is not None and first.draw == crash_draw("t", 3)
+    # Each draw on its own is uniform over the trajectory's pairs, whatever the draws before it.
+    seconds = Counter((c.step, c.point) for seed in range(3000) if (c := draw_crash("t", seed, trajectory, 2)))
+    assert set(seconds) == set(pairs) and min(seconds.values()) > 3000 / len(pairs) * 0.8
+
+
+def test_only_a_random_crash_has_several_draws() -> None:
+    FaultScenario(name="crash-2", kind=FaultKind.RANDOM_CRASH, draw=2)
+    FaultScenario(name="timed-2", kind=FaultKind.RANDOM_TIME_CRASH, draw=2)
+    with pytest.raises(ValidationError, match="numbers a random crash's draws"):
+        FaultScenario(name="kill", kind=FaultKind.KILL, point="model_call", draw=2)
+
+
+def test_a_random_time_crash_draws_another_moment_for_each_draw() -> None:
+    from experiments.trials.random_time_crash import time_draw
+
+    moments = [time_draw("rename-refactor", 5, draw) for draw in (1, 2, 3)]
+    assert moments[0] == time_draw("rename-refactor", 5) and len(set(moments)) == 3
+    assert all(0 <= moment < 1 for moment in moments)

@@ -41,7 +41,7 @@ def plan_random_crash(spec: TrialSpec, lab: Lab, run_id: str) -> tuple[int | Non
     free = fault_free_trial(spec, lab)
     if free is None or free.infrastructure_error:
         return None, None, "no fault-free trial of this arm, task and seed to draw the crash on"
-    crash = draw_crash(spec.task.spec.id, spec.seed, free.trajectory)
+    crash = draw_crash(spec.task.spec.id, spec.seed, free.trajectory, spec.scenario.draw)
     if crash is None:
         return None, None, "its fault-free trial reached no step to crash at"
     fault = FaultSpec(point=FaultPoint(crash.point), action="kill", run_id=run_id, step=crash.step, delay_s=0)

@@ -11,7 +11,10 @@ replayed from its cassette), so the crash fires by construction, and no trial is
 fault that never came.
 
 The draw is a number in [0, 1) seeded by the trial's task and seed, never by its arm or run: the
-arms of one trial draw the same number, each mapping it onto its own trajectory's pairs.
+arms of one trial draw the same number, each mapping it onto its own trajectory's pairs. A
+scenario's `draw: N` crashes the trajectory again: the N-th number of the same stream, mapped onto
+the pairs the draws before it left (all of them again once every pair was taken), so two draws of
+a trajectory crash it at two different points, each uniform over its pairs.
 """
 
 from __future__ import annotations
@@ -55,21 +58,33 @@ def reachable(trajectory: list[StepKind]) -> list[tuple[int, CrashWhere]]:
     return pairs
 
 
-def crash_draw(task_id: str, seed: int) -> float:
-    """The trial's draw: its task and seed, not its arm."""
+def crash_draws(task_id: str, seed: int, count: int = 1) -> list[float]:
+    """The trial's first `count` draws: its task and seed, not its arm."""
     digest = hashlib.sha256(f"random-crash:{task_id}:{seed}".encode()).hexdigest()
-    return random.Random(digest).random()
+    stream = random.Random(digest)
+    return [stream.random() for _ in range(count)]
 
 
-def draw_crash(task_id: str, seed: int, trajectory: list[StepKind]) -> CrashPoint | None:
-    """The crash point on an arm's fault-free trajectory; None when it reached no point."""
+def crash_draw(task_id: str, seed: int) -> float:
+    """The trial's first draw."""
+    return crash_draws(task_id, seed)[0]
+
+
+def draw_crash(task_id: str, seed: int, trajectory: list[StepKind], draw: int = 1) -> CrashPoint | None:
+    """The crash point of the trial's `draw`-th draw on an arm's fault-free trajectory; None when
+    it reached no point."""
     pairs = reachable(trajectory)
     if not pairs:
         return None
-    draw = crash_draw(task_id, seed)
-    step, point = pairs[int(draw * len(pairs))]
+    left: list[tuple[int, CrashWhere]] = []
+    numbers = crash_draws(task_id, seed, draw)
+    for number in numbers[:-1]:  # the points the earlier draws took
+        left = left or list(pairs)  # every pair taken: each is open again
+        left.pop(int(number * len(left)))
+    left, number = left or list(pairs), numbers[-1]
+    step, point = left[int(number * len(left))]
     landed = None if trajectory[step - 1] != "effect" or point == "model_call" else point == "after_effect"
-    return CrashPoint(step=step, point=point, draw=draw, pairs=len(pairs), effect_landed=landed)
+    return CrashPoint(step=step, point=point, draw=number, pairs=len(pairs), effect_landed=landed)
 
 
 def fault_free_trial(spec: TrialSpec, lab: Lab) -> TrialRecord | None:

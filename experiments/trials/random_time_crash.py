@@ -32,10 +32,11 @@ if TYPE_CHECKING:
     from experiments.trials.spec import Lab, TrialSpec
 
 
-def time_draw(task_id: str, seed: int) -> float:
-    """The trial's draw: its task and seed, not its arm."""
+def time_draw(task_id: str, seed: int, draw: int = 1) -> float:
+    """The trial's `draw`-th draw (a scenario's `draw`): its task and seed, not its arm."""
     digest = hashlib.sha256(f"random-time-crash:{task_id}:{seed}".encode()).hexdigest()
-    return random.Random(digest).random()
+    stream = random.Random(digest)
+    return [stream.random() for _ in range(draw)][-1]
 
 
 def plan_timed_crash(spec: TrialSpec, lab: Lab) -> tuple[TimedCrash | None, str]:
@@ -46,7 +47,7 @@ def plan_timed_crash(spec: TrialSpec, lab: Lab) -> tuple[TimedCrash | None, str]
         return None, "no fault-free trial of this arm, task and seed to draw the crash on"
     if free.infrastructure_error or free.wall_time_s <= 0:
         return None, "its fault-free trial has no run time to draw the crash on"
-    draw = time_draw(spec.task.spec.id, spec.seed)
+    draw = time_draw(spec.task.spec.id, spec.seed, spec.scenario.draw)
     return TimedCrash(draw=draw, run_s=free.wall_time_s, at_s=draw * free.wall_time_s), ""
 
 
