@@ -82,8 +82,9 @@ class FaultScenario(BaseModel):
     # Of a random crash, which of the trial's draws it is: scenarios that differ only in `draw`
     # crash the same trajectory again, each at a point drawn uniformly, none at a (step, point)
     # an earlier draw took while the trajectory has others left (a random-time crash: another
-    # moment). Draw 1 is the one every config had before there were several.
-    draw: int = Field(default=1, ge=1)
+    # moment). Draw 1 is the one every config had before there were several; left out of the
+    # config's dump, and so of its digest, so that experiments recorded before it resume.
+    draw: int = Field(default=1, ge=1, exclude_if=lambda value: value == 1)
     # Only these tasks / runtimes (default: all of the experiment's).
     tasks: list[str] | None = None
     runtimes: list[ExperimentRuntime] | None = None
@@ -210,6 +211,10 @@ class ExperimentConfig(BaseModel):
     # so of its digest, when None: experiments recorded before them resume unchanged.
     show_acceptance: bool | None = Field(default=None, exclude_if=lambda value: value is None)
     retries: RetryBudget | None = Field(default=None, exclude_if=lambda value: value is None)
+    # A study's agent, frozen (experiments.freeze): the commit whose agent code (its prompts,
+    # tools, sampler, budgets, loops and tasks) every trial must run. The experiment starts, and
+    # resumes, only on a checkout whose agent code is that commit's.
+    frozen_at: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,40}$", exclude_if=lambda value: value is None)
     counterfactual: CounterfactualSpec | None = None
 
     def runs(self, scenario: FaultScenario, runtime: ExperimentRuntime) -> bool:

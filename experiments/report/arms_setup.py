@@ -28,3 +28,14 @@ def information_and_retries(config: ExperimentConfig) -> str:
     shown = _SHOWN[config.show_acceptance]
     retries = _OWN_RETRIES if config.retries is None else f"every arm had {config.retries.describe()}"
     return f"- Information: {shown}. Retries: {retries}."
+
+
+def frozen_agent(config: ExperimentConfig) -> list[str]:
+    """The Method's line on the agent's freeze (experiments.freeze), for a study that has one."""
+    if config.frozen_at is None:
+        return []
+    return [
+        f"- Agent: frozen at commit `{config.frozen_at}` before the study's first trial (prompts, tools, "
+        "sampler, budgets, both loops, tasks); every part of this experiment was checked to run that "
+        "commit's agent code unchanged."
+    ]

@@ -10,7 +10,7 @@ import yaml
 from experiments.config import CRASH_KINDS, FaultKind
 from experiments.metrics import ArmMetrics, ExperimentResults, wilson_interval
 from experiments.plots import PASS_HAT_PNG, SUCCESS_BY_FAULT_PNG, TOKENS_PNG, WALL_TIME_PNG
-from experiments.report.arms_setup import information_and_retries
+from experiments.report.arms_setup import frozen_agent, information_and_retries
 from experiments.report.cells import ci, pass_hat, rate, seconds, success_cells, trial_count, when
 from experiments.report.comparison_section import comparison_sections
 from experiments.report.counterfactual import counterfactual_sections, forks_of_note
@@ -126,6 +126,7 @@ def _method(document: ResultsDocument) -> str:
         f"- Trials per task, runtime and scenario: k = {config.trials}.",
         f"- Provider: {provider}, the same for every runtime.",
         information_and_retries(config),
+        *frozen_agent(config),
         f"- Seeds: trial i of every arm uses seed {config.seed} + i ({seeds}), so every runtime sees the same seeds.",
         "- Every (runtime, task, trial) gets a fresh workspace and a fresh fault injector; one postcondition "
         "checker judges both runtimes on the real end state.",
