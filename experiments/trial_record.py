@@ -70,6 +70,15 @@ class TimedCrash(BaseModel):
     draw: float
     run_s: float
     at_s: float
+    # Where the moment is placed on the crash run: after its own `after_model_call`-th model
+    # call has started, `offset_s` later (0 calls: `offset_s` from its start), as the moment
+    # fell in the fault-free run's model-call timeline; so a run that the machine's load makes
+    # faster or slower is crashed at the same point of its progress. Not `anchored`: the
+    # fault-free trial has no timeline (a record made before it was kept), and the run is
+    # killed `at_s` from its start.
+    after_model_call: int = 0
+    offset_s: float = 0.0
+    anchored: bool = False
     # Whether it fired (False: the run had ended before its moment); when it did, the step the
     # run was at, and how many effects the run had made in its world by then (a service task).
     fired: bool = False
@@ -126,6 +135,13 @@ class TrialRecord(BaseModel):
     # Time spent waiting for the model, over every call.
     model_time_s: float = 0.0
     wall_time_s: float = 0.0
+    # When the run started (epoch seconds: a durable run's workflow start event, a baseline's
+    # first process), and when each of its model calls started, in seconds from then (a durable
+    # run's proposal activities scheduled, a baseline's first attempt's live model calls): what
+    # a random-time crash is placed by (experiments.trials.random_time_crash). None and empty in
+    # records made before they were kept, or when the lab could not read them.
+    run_started_at: float | None = None
+    model_calls_started_s: list[float] = Field(default_factory=list)
     duplicate_effects: int = 0
     unsafe_actions_executed: int = 0
     # Calls that needed a person's approval and ran without one (experiments.measure), whatever

@@ -37,6 +37,7 @@ def describe_scenario(scenario: FaultScenario) -> str:
             return (
                 "SIGKILL of the process that runs the agent at a moment drawn uniformly over the run time of the "
                 "arm's fault-free trial of the same task and seed, wherever the run then is (durable: the worker "
-                "holding it); the draw is the trial's, the same for every arm; a run that ends first is not crashed"
+                "holding it), placed on the crash run as long after its own model call the fault-free run had last "
+                "started by then; the draw is the trial's, the same for every arm; a run that ends first is not crashed"
             )
     return str(scenario.kind)

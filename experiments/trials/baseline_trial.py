@@ -17,8 +17,9 @@ from pathlib import Path
 
 from contracts import RunRequest, RunResult, Usage
 from experiments.baseline_process import REQUEST, RESULT, STDERR, read_calls, read_steps
+from experiments.trial_record import TimedCrash
 from experiments.trials.outcome import TrialOutcome
-from experiments.trials.random_time_crash import effects_now
+from experiments.trials.random_time_crash import BASELINE_MODEL_CALL, crash_moment, effects_now
 from experiments.trials.spec import Lab, TrialSpec
 from lab.processes.child_process import die_with_parent
 from settings import PROJECT_ROOT
@@ -28,8 +29,8 @@ BASELINE_ATTEMPTS = 3
 _KILLED = -9
 
 
-async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s: float | None = None) -> TrialOutcome:
-    """`kill_at_s`: a random-time crash's moment, from the first attempt's start (None: none)."""
+async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, crash: TimedCrash | None = None) -> TrialOutcome:
+    """`crash`: a random-time crash to kill the first attempt at (None: none)."""
     journaled = spec.runtime == "baseline-journal"
     journal = lab.scratch / f"{spec.identity}-a1" / "journal.jsonl"
     lost = Usage()
@@ -37,6 +38,7 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s
     killed_step = None
     resumed_at = None
     killed: tuple[float, int | None] | None = None
+    process_started_at: float | None = None
     for attempt in range(1, BASELINE_ATTEMPTS + 1):
         run_id = request.run_id if journaled else f"{spec.identity}-a{attempt}"
         if run_id not in run_ids:
@@ -47,8 +49,9 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s
         command = [sys.executable, "-m", "experiments.baseline_process", str(files)]
         command += ["--approval", lab.config.baseline_approval, *(["--journal", str(journal)] if journaled else [])]
         env, log = lab.cluster.env(lab.faults.path), files / STDERR
-        timed = await _run_process(command, env, log, kill_at_s if attempt == 1 else None)
-        code, killed_at = timed
+        code, killed_at, started_at = await _run_process(command, env, log, files, crash if attempt == 1 else None)
+        if attempt == 1:
+            process_started_at = started_at
         if killed_at is not None:
             killed = (killed_at, await effects_now(lab, spec))
         calls = read_calls(files)
@@ -71,7 +74,9 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s
         if killed_step is not None and resumed_at is None:
             resumed_at = time.time()  # a rerun with nothing left to do at that step: done is back
         result = RunResult.model_validate_json((files / RESULT).read_text())
-        outcome = TrialOutcome(result=result, run_ids=run_ids, lost=lost, resumed_at=resumed_at)
+        outcome = TrialOutcome(
+            result=result, run_ids=run_ids, lost=lost, resumed_at=resumed_at, process_started_at=process_started_at
+        )
         if killed is not None:
             outcome.killed_at, outcome.effects_at_kill = killed
             outcome.killed_step = killed_step
@@ -80,11 +85,12 @@ async def run_baseline(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s
 
 
 async def _run_process(
-    command: list[str], env: dict[str, str], log: Path, kill_at_s: float | None
-) -> tuple[int, float | None]:
-    """The process's exit code; and when it was SIGKILLed at `kill_at_s` from its start, as a
-    random-time crash (None: it was not, having ended first or not been asked to). What it
-    writes to stderr goes to `log`: a process that fails says why there."""
+    command: list[str], env: dict[str, str], log: Path, files: Path, crash: TimedCrash | None
+) -> tuple[int, float | None, float]:
+    """The process's exit code; when it was SIGKILLed at `crash`'s moment, as a random-time crash
+    (None: it was not, having ended first or not been asked to); and when it started (epoch
+    seconds). `files`: the attempt's directory, where it writes its live calls. What it writes
+    to stderr goes to `log`: a process that fails says why there."""
     with log.open("ab") as stderr:
         process = await asyncio.create_subprocess_exec(
             *command,
@@ -94,19 +100,61 @@ async def _run_process(
             stderr=stderr,
             preexec_fn=die_with_parent,
         )
+    started_at = time.time()
     try:
-        if kill_at_s is None:
-            return await process.wait(), None
+        if crash is None:
+            return await process.wait(), None, started_at
+        ended = asyncio.ensure_future(process.wait())
+        killer = asyncio.ensure_future(_at_moment(crash, started_at, files))
         try:
-            return await asyncio.wait_for(asyncio.shield(process.wait()), kill_at_s), None
-        except TimeoutError:
-            process.kill()
-            return await process.wait(), time.time()
+            await asyncio.wait({ended, killer}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            killer.cancel()
+        if ended.done():
+            return ended.result(), None, started_at
+        killer.result()  # the watch's own error, if it failed: not a kill it never asked for
+        process.kill()
+        return await process.wait(), time.time(), started_at
     finally:
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             await process.wait()
+
+
+async def _at_moment(crash: TimedCrash, started_at: float, files: Path) -> None:
+    """Returns at the crash's moment, for a process that started at `started_at`."""
+    moment = await crash_moment(crash, started_at, lambda calls: model_call_started(files, calls))
+    if moment is not None:
+        await asyncio.sleep(max(0.0, moment - time.time()))
+
+
+# How often a crash run's live calls are read while its moment is awaited: a file of a few lines,
+# read in well under a millisecond, so the moment is placed to a few tens of ms.
+CALLS_POLL_S = 0.03
+
+
+async def model_call_started(files: Path, calls: int) -> float:
+    """When (epoch seconds) the attempt whose directory is `files` started its `calls`-th live
+    model call: waits until it has (whoever waits stops waiting when the process ends)."""
+    while True:
+        started = model_calls_at(files)
+        if len(started) >= calls:
+            return started[calls - 1]
+        await asyncio.sleep(CALLS_POLL_S)
+
+
+def model_calls_at(files: Path) -> list[float]:
+    """When (epoch seconds) the attempt whose directory is `files` started each live model call."""
+    return [call.time for call in read_calls(files) if call.call == BASELINE_MODEL_CALL]
+
+
+def baseline_timeline(lab: Lab, spec: TrialSpec, started_at: float | None) -> list[float]:
+    """A baseline run's model calls' starts, in seconds from its first process's start: that
+    attempt's (a rerun after a crash starts a process, and a timeline, of its own)."""
+    if started_at is None:
+        return []
+    return [at - started_at for at in model_calls_at(lab.scratch / f"{spec.identity}-a1")]
 
 
 def _last_line(log: Path) -> str:

@@ -14,23 +14,25 @@ from temporalio.service import RPCError
 
 from contracts import Approve, RunRequest, RunResult, Usage
 from experiments.config import FaultKind
+from experiments.trial_record import TimedCrash
 from experiments.trials.outcome import TrialOutcome
-from experiments.trials.random_time_crash import effects_now, holder_pid, kill_worker
+from experiments.trials.random_time_crash import crash_moment, durable_model_call, effects_now, holder_pid, kill_worker
 from experiments.trials.spec import Lab, TrialSpec
 from lab.runs.durable_start import start_durable_run
 from workflows import AgentRunWorkflow
 from workflows.outcome import run_result
 
 
-async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s: float | None = None) -> TrialOutcome:
-    """`kill_at_s`: a random-time crash's moment, from the run's start (None: none)."""
+async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest, crash: TimedCrash | None = None) -> TrialOutcome:
+    """`crash`: a random-time crash to kill the run at (None: none)."""
     client = lab.cluster.client
     if client is None:
         raise RuntimeError("the cluster has no client")
-    started = time.monotonic()
+    started = time.time()
     handle = await start_durable_run(client, request)
     approver = asyncio.create_task(approve_what_waits(handle))
-    killer = asyncio.create_task(_kill_at(spec, lab, handle, started + kill_at_s)) if kill_at_s is not None else None
+    killing = asyncio.Event()
+    killer = asyncio.create_task(_kill_at(spec, lab, handle, crash, started, killing)) if crash is not None else None
     try:
         restarted_at = None
         if spec.scenario.kind == FaultKind.SERVER_RESTART:
@@ -41,7 +43,7 @@ async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s:
         result = await run_result(handle)
     finally:
         approver.cancel()
-        killed = await _killed(killer, started + kill_at_s) if killer is not None and kill_at_s is not None else None
+        killed = await _killed(killer, killing) if killer is not None else None
     outcome = TrialOutcome(result=result, run_ids=[request.run_id], lost=Usage(), server_restarted_at=restarted_at)
     if killed is not None:
         outcome.killed_at, outcome.killed_step, outcome.effects_at_kill = killed
@@ -49,11 +51,11 @@ async def run_durable(spec: TrialSpec, lab: Lab, request: RunRequest, kill_at_s:
 
 
 async def _killed(
-    killer: asyncio.Task[tuple[float, int | None, int | None] | None], moment: float
+    killer: asyncio.Task[tuple[float, int | None, int | None] | None], killing: asyncio.Event
 ) -> tuple[float, int | None, int | None] | None:
     """What the killer did: before its moment it is called off (the run ended first: not
     crashed); past it, it is killing or has killed, and is let finish."""
-    if not killer.done() and time.monotonic() < moment:
+    if not killing.is_set():
         killer.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         return await killer
@@ -61,11 +63,21 @@ async def _killed(
 
 
 async def _kill_at(
-    spec: TrialSpec, lab: Lab, handle: WorkflowHandle[AgentRunWorkflow, RunResult], moment: float
+    spec: TrialSpec,
+    lab: Lab,
+    handle: WorkflowHandle[AgentRunWorkflow, RunResult],
+    crash: TimedCrash,
+    started: float,
+    killing: asyncio.Event,
 ) -> tuple[float, int | None, int | None] | None:
-    """SIGKILL of the worker that holds the run at `moment` (time.monotonic): when it died, the
-    step the run was at, the effects in its world; None when no worker held it."""
-    await asyncio.sleep(max(0.0, moment - time.monotonic()))
+    """SIGKILL of the worker that holds the run at the crash's moment (`killing` set once it is
+    reached): when it died, the step the run was at, the effects in its world; None when no
+    worker held it, or the run ended first."""
+    moment = await crash_moment(crash, started, lambda calls: durable_model_call(handle, calls))
+    if moment is None:
+        return None
+    await asyncio.sleep(max(0.0, moment - time.time()))
+    killing.set()
     try:
         step: int | None = (await handle.query(AgentRunWorkflow.progress, 1_000_000)).step
     except (RPCError, WorkflowQueryFailedError):

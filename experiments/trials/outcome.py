@@ -20,3 +20,5 @@ class TrialOutcome:
     killed_at: float | None = None
     killed_step: int | None = None
     effects_at_kill: int | None = None
+    # A baseline's first process's start (epoch seconds), which its model-call timeline counts from.
+    process_started_at: float | None = None

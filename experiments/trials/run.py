@@ -17,15 +17,15 @@ from experiments.measure import (
     unsafe_actions_executed,
     verifier_rejections,
 )
-from experiments.trial_record import TrialRecord
-from experiments.trials.baseline_trial import run_baseline
+from experiments.trial_record import TimedCrash, TrialRecord
+from experiments.trials.baseline_trial import baseline_timeline, run_baseline
 from experiments.trials.counterfactual import fork_trial
 from experiments.trials.durable_trial import durable_recovery, run_durable
 from experiments.trials.fault_plan import faults_fired, plan_fault, plan_random_crash
 from experiments.trials.invariants import trial_invariants
 from experiments.trials.outcome import TrialOutcome
 from experiments.trials.random_crash import trajectory_of
-from experiments.trials.random_time_crash import plan_timed_crash
+from experiments.trials.random_time_crash import durable_timeline, plan_timed_crash
 from experiments.trials.spec import Lab, TrialSpec, request_for
 
 TRIAL_TIMEOUT_S = 600.0
@@ -51,21 +51,21 @@ async def run_trial(spec: TrialSpec, lab: Lab) -> TrialRecord:
         if crash is None:  # not run: there is nothing to crash it at
             return record.model_copy(update={"valid": False, "invalid_reason": why_not})
         record = record.model_copy(update={"crash": crash})
-    kill_at_s = None
+    timed = None
     if spec.scenario.kind == FaultKind.RANDOM_TIME_CRASH:
         timed, why_not = plan_timed_crash(spec, lab)
         if timed is None:
             return record.model_copy(update={"valid": False, "invalid_reason": why_not})
-        record, kill_at_s = record.model_copy(update={"timed_crash": timed}), timed.at_s
+        record = record.model_copy(update={"timed_crash": timed})
     started = time.monotonic()
     try:
         # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancellation (Ctrl-C)
         # that arrives as the trial ends, and the experiment would go on.
         async with asyncio.timeout(TRIAL_TIMEOUT_S):
             if spec.runtime == "durable":
-                outcome = await run_durable(spec, lab, request, kill_at_s)
+                outcome = await run_durable(spec, lab, request, timed)
             else:
-                outcome = await run_baseline(spec, lab, request, kill_at_s)
+                outcome = await run_baseline(spec, lab, request, timed)
     except Exception as error:  # the lab failed, not the agent: a failure, shown apart
         return record.model_copy(
             update={
@@ -97,6 +97,13 @@ async def _measure(
     if spec.runtime == "durable" and spec.scenario.kind in CRASH_KINDS:
         killed_at = outcome.killed_at if fault_index is None else lab.faults.fired_at(fault_index)
         recovery = await durable_recovery(lab, result.run_id, killed_at)
+    # After the run, so reading them costs it nothing: what a random-time crash is placed by.
+    if spec.runtime == "durable" and lab.cluster.client is not None:
+        started_at, timeline = await durable_timeline(lab.cluster.client.get_workflow_handle(result.run_id))
+    else:
+        started_at = outcome.process_started_at
+        timeline = baseline_timeline(lab, spec, started_at)
+    record = record.model_copy(update={"run_started_at": started_at, "model_calls_started_s": timeline})
     if record.timed_crash is not None:
         found = {"fired": outcome.killed_at is not None, "step": outcome.killed_step}
         timed = record.timed_crash.model_copy(update={**found, "effects_in_world": outcome.effects_at_kill})
@@ -111,7 +118,7 @@ async def _measure(
     missing = sorted(configured - set(fired))
     why = f"configured fault did not fire: {', '.join(missing)}" if missing else ""
     if missing and (timed := record.timed_crash) is not None:
-        why = f"the run ended before its crash moment ({timed.at_s:.1f} s of the fault-free {timed.run_s:.1f} s)"
+        why = f"the run ended before its crash moment ({_moment(timed)})"
     return record.model_copy(
         update={
             "valid": not missing,
@@ -139,3 +146,10 @@ async def _measure(
             "invariants_unchecked": unchecked,
         }
     )
+
+
+def _moment(timed: TimedCrash) -> str:
+    drawn = f"{timed.at_s:.1f} s of the fault-free {timed.run_s:.1f} s"
+    if not timed.anchored:
+        return drawn
+    return f"{timed.offset_s:.1f} s after its model call {timed.after_model_call}, as {drawn}"
