@@ -174,7 +174,7 @@ def test_records_without_a_breakdown_give_no_figure() -> None:
     assert spend_ratios(results.spend) == []
     shown = "\n".join(spend_sections(results, _table))
     assert "needs trial records made by a version that records" in shown and "7 of 7" in shown
-    assert "2700" not in shown and " | " not in shown  # no table, no invented figure
+    assert "2700" not in shown and " | " not in shown and "Per success" not in shown  # no table, no figure
     # One arm's records made before: its row has none, the others' stand.
     mixed = [t.model_copy(update={"spend": None}) if t.runtime == "baseline" else t for t in _synthetic()]
     shown = "\n".join(spend_sections(summarize(mixed), _table))

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from experiments.metrics import TARGET_RATIO, ArmSpend, ExperimentResults, SpendRatio, SpendShare, spend_ratios
+from experiments.metrics import (
+    ALL_SCENARIOS,
+    TARGET_RATIO,
+    ArmSpend,
+    ExperimentResults,
+    SpendRatio,
+    SpendShare,
+    spend_ratios,
+)
 from experiments.report.comparison_cells import amount
 
 Table = Callable[[list[str], list[list[str]]], str]
@@ -34,6 +42,15 @@ def spend_sections(results: ExperimentResults, table: Table) -> list[str]:
     rows = results.spend
     if not rows:
         return []
+    lacking = [row for row in rows if row.unrecorded]
+    over_all = [row for row in rows if row.scenario == ALL_SCENARIOS]
+    unrecorded = UNRECORDED.format(
+        unrecorded=sum(row.unrecorded for row in over_all),
+        trials=sum(row.trials for row in over_all),
+        arms=", ".join(dict.fromkeys(row.runtime for row in lacking)),
+    )
+    if len(lacking) == len(rows):
+        return [HEADING, unrecorded]
     said = [
         "Per success: summed over every trial an arm ran, in the scenario, divided by its successes (— "
         "without a success). Goal and plan: the calls in no step, the durable runtime's goal compilation and "
@@ -41,20 +58,9 @@ def spend_sections(results: ExperimentResults, table: Table) -> list[str]:
         "included. Redone: what the steps a killed attempt had finished spent, which a naive rerun spends "
         "again (a call in flight when a process died is in no part: no runtime reports what it spent). "
         "Prompt tokens per step call: the goal, the workspace and what history and feedback add to each "
-        "step's prompt, over the arm's step calls."
+        "step's prompt, over the arm's step calls.",
+        *([unrecorded] if lacking else []),
     ]
-    lacking = [row for row in rows if row.unrecorded]
-    if lacking:
-        over_all = [row for row in lacking if row.scenario == rows[0].scenario]
-        said.append(
-            UNRECORDED.format(
-                unrecorded=sum(row.unrecorded for row in over_all),
-                trials=sum(row.trials for row in rows if row.scenario == rows[0].scenario),
-                arms=", ".join(dict.fromkeys(row.runtime for row in lacking)),
-            )
-        )
-        if len(lacking) == len(rows):
-            return [HEADING, *said]
     said.append(table(_HEADERS, [_row(row) for row in rows]))
     said.append(_ratios(spend_ratios(rows)))
     if results.comparison is not None and results.comparison.deterministic:
