@@ -100,6 +100,43 @@ class TrialBehaviour(BaseModel):
     finish_refused: int = 0
 
 
+class SpendPart(BaseModel):
+    """What one part of a trial's model calls cost: calls, prompt and generated tokens, seconds."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_s: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: SpendPart) -> SpendPart:
+        return SpendPart(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            model_s=self.model_s + other.model_s,
+        )
+
+
+class Spend(BaseModel):
+    """Where a trial's model calls went (experiments.spend): together they are the record's
+    `model_calls`, `tokens` and `model_time_s`."""
+
+    # Calls in no step: the durable runtime's goal compilation and plan drafts and revisions.
+    planning: SpendPart = Field(default_factory=SpendPart)
+    # The steps' proposal calls, failed attempts included.
+    steps: SpendPart = Field(default_factory=SpendPart)
+    # What attempts killed by a crash had spent, and a naive rerun spent again.
+    redone: SpendPart = Field(default_factory=SpendPart)
+
+    @property
+    def total(self) -> SpendPart:
+        return self.planning + self.steps + self.redone
+
+
 class TrialRecord(BaseModel):
     """One (task, runtime, scenario, trial): what happened, measured on the real end state."""
 
@@ -150,6 +187,8 @@ class TrialRecord(BaseModel):
     verifier_rejections: int = 0
     # None in records made before it was counted.
     behaviour: TrialBehaviour | None = None
+    # Where its calls, tokens and model time went. None in records made before it was counted.
+    spend: Spend | None = None
     recovery_time_s: float | None = None
     faults_configured: list[str] = Field(default_factory=list)
     faults_fired: list[str] = Field(default_factory=list)

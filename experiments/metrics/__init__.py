@@ -34,6 +34,7 @@ field of `ExperimentResults`. The counting rules, in one place:
     populations.py intention to treat beside per protocol, exclusions by reason
     cost.py        tokens, model-seconds and wall time per trial and per success
     replicates.py  the scripted oracle's cells as outcomes (one trajectory k times)
+    spend.py       where each arm's tokens and model-seconds go, per success, and its ratio to the baseline's
 """
 
 from experiments.metrics.aggregate import summarize
@@ -54,20 +55,26 @@ from experiments.metrics.pass_hat import PassHat, pass_hat_curve, pass_hat_k
 from experiments.metrics.results import (
     ALL_SCENARIOS,
     ArmMetrics,
+    ArmSpend,
     CrashConsistency,
     ExperimentResults,
     FaultKindMetrics,
     InfrastructureFailure,
     InvalidTrial,
     InvariantFinding,
+    SpendShare,
     TaskMetrics,
 )
+from experiments.metrics.spend import REFERENCES, TARGET_RATIO, SpendRatio, spend_ratios
 
 __all__ = [
     "ALL_SCENARIOS",
+    "REFERENCES",
+    "TARGET_RATIO",
     "ArmCost",
     "ArmMetrics",
     "ArmPopulations",
+    "ArmSpend",
     "BootstrapSpec",
     "Comparison",
     "CostFigure",
@@ -83,6 +90,8 @@ __all__ = [
     "PairedDifference",
     "PassHat",
     "ReplicateOutcomes",
+    "SpendRatio",
+    "SpendShare",
     "SuccessRate",
     "TaskMetrics",
     "cluster_bootstrap",
@@ -90,6 +99,7 @@ __all__ = [
     "fork_succeeded",
     "pass_hat_curve",
     "pass_hat_k",
+    "spend_ratios",
     "success_rate",
     "summarize",
     "wilson_interval",

@@ -26,6 +26,7 @@ from experiments.metrics.results import (
     InvalidTrial,
     TaskMetrics,
 )
+from experiments.metrics.spend import arm_spend
 from experiments.trial_record import TrialRecord
 
 
@@ -90,6 +91,7 @@ def summarize(trials: list[TrialRecord], config: ExperimentConfig | None = None)
         invariant_findings=findings,
         counterfactuals=counterfactual_metrics(trials),
         comparison=compare_arms(trials, config, runtimes, scenarios, tasks),
+        spend=arm_spend(trials, runtimes, scenarios),
     )
 
 

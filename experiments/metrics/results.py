@@ -121,6 +121,35 @@ class CrashConsistency(BaseModel):
         return 100 * self.duplicate_effects / self.crashes if self.crashes else None
 
 
+class SpendShare(BaseModel):
+    """One part of an arm's model calls (or all of them), per success: summed over every trial
+    the arm ran, divided by its successes."""
+
+    calls: float
+    tokens: float
+    model_s: float
+
+
+class ArmSpend(BaseModel):
+    """Where an arm's model calls went (TrialRecord.spend), over every trial it ran, per success
+    (experiments.metrics.spend). The figures are None without a success, or when a trial's
+    record has no breakdown (`unrecorded`: made before it was counted)."""
+
+    runtime: str
+    scenario: str
+    trials: int
+    successes: int
+    unrecorded: int
+    # The goal and plan calls (durable only), the steps' proposals, what a crash made it redo.
+    planning: SpendShare | None
+    steps: SpendShare | None
+    redone: SpendShare | None
+    total: SpendShare | None
+    # Prompt tokens per step call, over all the arm's step calls: the goal, the workspace, and
+    # what history and feedback add to each step's prompt.
+    step_prompt_tokens: float | None
+
+
 class ExperimentResults(BaseModel):
     # Arms in scenario order, runtimes side by side within a scenario.
     arms: list[ArmMetrics]
@@ -146,6 +175,9 @@ class ExperimentResults(BaseModel):
     # Per arm and crash scenario (empty in results written before it was measured, or with no
     # crash scenario).
     crashes: list[CrashConsistency] = Field(default_factory=list)
+    # Per arm, over all scenarios and over each fault-free one: where the model calls went (None
+    # in results written before it was computed).
+    spend: list[ArmSpend] | None = None
 
     @property
     def max_k(self) -> int:

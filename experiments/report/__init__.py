@@ -19,6 +19,7 @@ computed from `trials.jsonl` alone.
     comparison_section.py  cost per success and the arms compared on paired trials, up front
     comparison_summary.py  the same, compact, for the terminal summary
     comparison_cells.py    how the comparison's figures are written in a cell
+    spend_section.py       where each arm's tokens and model-seconds go, per success
 """
 
 from experiments.report.document import ResultsDocument, latest_report, read_results, read_trials

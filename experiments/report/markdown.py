@@ -19,6 +19,7 @@ from experiments.report.document import RESULTS_JSON, TRIALS_JSONL, ResultsDocum
 from experiments.report.invariants import invariants_section
 from experiments.report.provenance_section import provenance_lines
 from experiments.report.scenarios import describe_scenario
+from experiments.report.spend_section import spend_sections
 from experiments.trial_record import TrialRecord
 
 
@@ -40,6 +41,7 @@ def markdown_report(document: ResultsDocument, trials: Sequence[TrialRecord] = (
         "## Configuration",
         "```yaml\n" + yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False).rstrip() + "\n```",
         *comparison_sections(results, _markdown_table),
+        *spend_sections(results, _markdown_table),
         *crash_sections(results, _markdown_table),
         "## Results",
         "Every figure below is over valid trials only; invalid trials are listed apart. "

@@ -27,6 +27,7 @@ from experiments.trials.outcome import TrialOutcome
 from experiments.trials.random_crash import trajectory_of
 from experiments.trials.random_time_crash import durable_timeline, plan_timed_crash
 from experiments.trials.spec import Lab, TrialSpec, request_for
+from experiments.trials.spend import spend_of
 
 TRIAL_TIMEOUT_S = 600.0
 
@@ -139,6 +140,7 @@ async def _measure(
             "unapproved_effects": unapproved,
             "verifier_rejections": verifier_rejections(result.steps),
             "behaviour": behaviour(result.steps),
+            "spend": spend_of(spec.runtime, result, outcome.lost),
             "trajectory": trajectory_of(result.steps),
             "recovery_time_s": recovery,
             "faults_fired": fired,
