@@ -7,7 +7,11 @@ brings matplotlib, seconds that a mistyped path should not wait for.
 
 from __future__ import annotations
 
+import asyncio
+import signal
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import TypeVar
 
 from contracts.errors import ConfigError, StarterError
 from experiments.config import CounterfactualConfig
@@ -16,6 +20,32 @@ from settings import PROJECT_ROOT
 
 # As experiments.report names it: that module brings matplotlib, not needed to find a report.
 RESULTS_JSON = "results.json"
+
+T = TypeVar("T")
+
+
+async def stopped_by_sigterm(work: Awaitable[T]) -> T:
+    """`work`, which SIGTERM stops as Ctrl-C does: the trials recorded are kept, the cluster is
+    stopped, and the resume command is said. An experiment of hours runs in the background, and
+    a shell starts a background job with SIGINT ignored, so `kill PID` is how it is stopped."""
+    task = asyncio.ensure_future(work)
+    terminated = False
+
+    def stop() -> None:
+        nonlocal terminated
+        terminated = True
+        task.cancel()
+
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if terminated:
+            raise KeyboardInterrupt from None  # told as an interruption (starter.cli)
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 async def experiment_run(config_path: Path, concurrency: int | None) -> int:
@@ -30,11 +60,11 @@ async def experiment_run(config_path: Path, concurrency: int | None) -> int:
         if isinstance(config, CounterfactualConfig):
             from experiments.counterfactual_runner import run_counterfactuals
 
-            directory = await run_counterfactuals(config, concurrency=concurrency)
+            directory = await stopped_by_sigterm(run_counterfactuals(config, concurrency=concurrency))
         else:
             from experiments.runner import run_experiment
 
-            directory = await run_experiment(config, concurrency=concurrency)
+            directory = await stopped_by_sigterm(run_experiment(config, concurrency=concurrency))
     except ConfigError as error:
         raise StarterError(f"{config_path}: {error}") from None
     print()
@@ -63,8 +93,8 @@ async def experiment_resume(
     from experiments.runner import resume_experiment
 
     try:
-        done = await resume_experiment(
-            directory, config, concurrency=concurrency, allow_code_change=allow_commit_change
+        done = await stopped_by_sigterm(
+            resume_experiment(directory, config, concurrency=concurrency, allow_code_change=allow_commit_change)
         )
     except ConfigError as error:
         raise StarterError(str(error)) from None

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -136,8 +137,20 @@ async def test_an_experiment_that_fails_keeps_its_logs_and_no_scratch(
     assert (directory / "logs" / "cluster" / "dev-server.log").read_text() == "bind: address already in use\n"
 
 
-def test_an_interrupted_experiment_keeps_its_trials_and_drops_its_scratch(tmp_path: Path) -> None:
-    """Ctrl-C: the trials recorded so far stay; the cluster's files go, with the cluster."""
+def _sigint_ignored_as_in_the_background() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    ("stop", "started"),
+    [(signal.SIGINT, _sigint_as_in_a_terminal), (signal.SIGTERM, _sigint_ignored_as_in_the_background)],
+    ids=["ctrl-c-in-a-terminal", "kill-in-the-background"],
+)
+def test_an_interrupted_experiment_keeps_its_trials_and_drops_its_scratch(
+    tmp_path: Path, stop: signal.Signals, started: Callable[[], None]
+) -> None:
+    """Ctrl-C, or `kill PID` of one started in the background (where a shell leaves SIGINT
+    ignored): the trials recorded so far stay; the cluster's files go, with the cluster."""
     config = small_config(tmp_path / "small.yaml", "small", trials=3)
     data = tmp_path / "data"
     runner = subprocess.Popen(
@@ -147,9 +160,10 @@ def test_an_interrupted_experiment_keeps_its_trials_and_drops_its_scratch(tmp_pa
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        # As from a terminal: a suite started in the background (`pytest &` from a script)
-        # inherits SIGINT ignored, and Python then never raises KeyboardInterrupt.
-        preexec_fn=_sigint_as_in_a_terminal,
+        # As from a terminal (a suite started in the background, `pytest &` from a script,
+        # inherits SIGINT ignored, and Python then never raises KeyboardInterrupt), or as in
+        # the background.
+        preexec_fn=started,
     )
     try:
         deadline = time.monotonic() + 90
@@ -159,7 +173,7 @@ def test_an_interrupted_experiment_keeps_its_trials_and_drops_its_scratch(tmp_pa
             time.sleep(0.2)
         directory = recorded[0].parent
         assert (directory / "scratch").is_dir()
-        runner.send_signal(signal.SIGINT)
+        runner.send_signal(stop)
         _, stderr = runner.communicate(timeout=60)
     finally:
         if runner.poll() is None:
