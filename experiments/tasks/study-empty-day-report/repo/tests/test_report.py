@@ -1,5 +1,5 @@
-from sales.report import render
-from sales.summary import Sale, Summary, summarize
+from report import render
+from summary import Sale, Summary, summarize
 
 SATURDAY = [Sale("sourdough", 450), Sale("croissant", 180), Sale("sourdough", 450), Sale("coffee", 320)]
 

@@ -1,6 +1,4 @@
-from orders.model import Order, parse_time
-from orders.monthly import month_of, monthly_totals
-from orders.receipts import receipt_header
+from orders import Order, month_of, monthly_totals, parse_time, receipt_header
 
 ORDERS = [
     Order("A-1041", parse_time("2024-06-12T09:15:00Z"), 2400),

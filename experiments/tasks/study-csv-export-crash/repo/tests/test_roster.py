@@ -1,7 +1,6 @@
 from pathlib import Path
 
-from roster.badges import badge
-from roster.members import Member, load_members
+from roster import Member, badge, load_members
 
 EXPORT = Path(__file__).resolve().parent.parent / "exports" / "members.csv"
 

@@ -1,1 +1,0 @@
-"""Name badges for the club's members."""

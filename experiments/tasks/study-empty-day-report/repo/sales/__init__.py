@@ -1,1 +1,0 @@
-"""The nightly sales report."""

@@ -1,1 +1,0 @@
-"""Receipts and monthly totals of the shop's orders."""

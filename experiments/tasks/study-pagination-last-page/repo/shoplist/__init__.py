@@ -1,1 +1,0 @@
-"""The order list of the back office, page by page."""
