@@ -16,11 +16,6 @@ def test_max_retries_is_read():
     assert parse_settings(text).max_retries == 0
 
 
-def test_the_old_key_is_refused_with_a_message_naming_the_new_one():
-    with pytest.raises(ValueError, match="max_retries"):
-        parse_settings('[http]\nbase_url = "https://x.test"\nretries = 4\n')
-
-
 def test_a_missing_base_url_is_refused():
     with pytest.raises(ValueError, match="base_url"):
         parse_settings("[http]\ntimeout_s = 1\n")

@@ -17,11 +17,12 @@ class Entry:
     note: str
 
 
-def read_log(path: Path) -> list[Entry]:
-    """The log's entries, oldest first."""
+def read_log(path: Path, since: date | None = None) -> list[Entry]:
+    """The log's entries, oldest first; with `since`, only those of that day and later."""
     with path.open(newline="", encoding="utf-8") as file:
         entries = [Entry(date.fromisoformat(row["day"]), row["who"], row["note"]) for row in csv.DictReader(file)]
-    return sorted(entries, key=lambda entry: entry.day)
+    kept = [entry for entry in entries if since is None or entry.day >= since]
+    return sorted(kept, key=lambda entry: entry.day)
 
 
 def format_entry(entry: Entry) -> str:

@@ -13,6 +13,10 @@ def test_read_log_oldest_first():
     assert [entry.day for entry in entries] == sorted(entry.day for entry in entries)
 
 
+def test_read_log_since_a_day():
+    assert [entry.who for entry in read_log(LOG, since=date(2024, 5, 7))] == ["chen", "ben"]
+
+
 def test_format_entry():
     assert format_entry(Entry(date(2024, 5, 6), "ana", "flags")) == "Mon 06 May  ana: flags"
 
