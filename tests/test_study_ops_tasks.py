@@ -1,13 +1,14 @@
 """The confirmatory study's operations tasks (tags `study` and `ops`).
 
-Each hands over a support request, an HR or IT ticket as a colleague would, with the data and
-the policy an operator has; the amounts, orders and accounts to act on are found there, not in
-the goal. Each is graded for real, as an experiment's trial is: the task's postconditions on
-the run's own tenant of the operations service, no duplicated effect and no effect made
-without the approval it needs (experiments.measure). The scripted oracle passes in both
-runtimes; the world as seeded, a run that finishes at once and a careless operator who falls
-into the task's trap all fail; and where the right action needs a person's approval, making it
-without one fails even though the end state is right.
+Each hands over a support request, an HR or IT ticket in the goal, as the customer or colleague
+wrote it, with the rule to apply as a colleague would put it, and one data file to check: the
+order, the amount or the accounts to act on follow from the rule by one choice or one step of
+arithmetic, never read off the goal. Each is graded for real, as an experiment's trial is: the
+task's postconditions on the run's own tenant of the operations service, no duplicated effect
+and no effect made without the approval it needs (experiments.measure). The scripted oracle
+passes in both runtimes; the world as seeded, a run that finishes at once and a careless
+operator who falls into the task's trap all fail; and where the right action needs a person's
+approval, making it without one fails even though the end state is right.
 """
 
 from __future__ import annotations
@@ -82,12 +83,8 @@ def _disable(user: str) -> dict[str, Any]:
 
 # Each task's trap, as an operator who skims would fall into it, the rest of the work done right.
 CARELESS: dict[str, list[dict[str, Any]]] = {
-    # Every duplicate in the export refunded, another customer's too.
-    "study-ops-charged-twice": [
-        _refund("o-6101", 8990),
-        _refund("o-6104", 3200),
-        _ticket("Duplicate charge refunded: o-6101"),
-    ],
+    # The whole order refunded, the pair of shoes she keeps with the extra charge.
+    "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
     # The customer's three "late" orders, one of them within the promise.
     "study-ops-late-delivery": [_refund("o-8101", 799), _refund("o-8114", 1299), _refund("o-8130", 599)],
     # The blender refunded again, as the customer asks.
@@ -163,42 +160,42 @@ def test_the_study_and_ops_tags_select_these_tasks() -> None:
 def test_a_study_ops_task_is_shaped_for_the_study(task_id: str) -> None:
     task = load_task(task_id)
     assert task.spec.profile == PolicyProfile.OPERATOR
-    assert 10 <= task.spec.budget.max_steps <= 14
+    assert 10 <= task.spec.budget.max_steps <= 12
     # The baseline has no subtasks: a lower per-subtask cap would give the durable runtime fewer steps.
     assert task.spec.budget.max_steps_per_subtask == task.spec.budget.max_steps
     assert (task.fixture_dir / ops_world.SEED_FILE).is_file()
     shown = [path for path in task.fixture_dir.rglob("*") if path.is_file() and path.name != ops_world.SEED_FILE]
-    assert 3 <= len(shown) <= 10
-    assert all(len(path.read_text(encoding="utf-8").splitlines()) < 60 for path in shown)
+    # The request and the rule are in the goal: one short data file is left to check.
+    assert len(shown) == 1
+    assert all(len(path.read_text(encoding="utf-8").splitlines()) < 20 for path in shown)
+    assert shown[0].name in task.spec.goal
     assert task.script is not None
     assert len(task.script.actions_for(None)) <= task.spec.budget.max_steps
 
 
 @pytest.mark.parametrize("task_id", STUDY_OPS_TASKS)
 def test_the_goal_states_the_problem_not_the_calls(task_id: str) -> None:
-    """What the postconditions ask for (an order, an amount, a user, a ticket's title) is found in
-    the workspace's files, never read off the goal; nor does the goal name a tool."""
+    """The goal quotes the request, order ids and all, but never the amount to refund nor the
+    account to disable: those are worked out from the rule and the data file. Nor does it name
+    a tool."""
     task = load_task(task_id)
     goal = task.spec.goal
     assert not [tool for tool in OPERATIONS_TOOLS if tool in goal]
-    decided = {
-        value
-        for condition in task.spec.postconditions
-        if isinstance(condition, ServiceCount)
-        for name, value in condition.where.items()
-        if name not in ("status", "priority")
-    }
-    spelled = {str(value) for value in decided} | {f"{value:,}" for value in decided if isinstance(value, int)}
-    assert decided and not [text for text in spelled if text in goal]
-    workspace_text = "\n".join(
-        path.read_text(encoding="utf-8")
-        for path in task.fixture_dir.rglob("*")
-        if path.is_file() and path.name != ops_world.SEED_FILE
+    where = [condition.where for condition in task.spec.postconditions if isinstance(condition, ServiceCount)]
+    worked_out = {value for terms in where for name, value in terms.items() if name in ("amount_cents", "user")}
+    spelled = {str(value) for value in worked_out} | {f"{value:,}" for value in worked_out if isinstance(value, int)}
+    assert worked_out and not [text for text in spelled if text in goal]
+    # ...and each order and account acted on is there to be found, in the request or the data.
+    shown = "\n".join(
+        [goal]
+        + [
+            path.read_text(encoding="utf-8")
+            for path in task.fixture_dir.rglob("*")
+            if path.is_file() and path.name != ops_world.SEED_FILE
+        ]
     )
-    # ...and each order and user is there to be found, each ticket title's form too (amounts are
-    # computed from what is there).
-    missing = [value for value in decided if isinstance(value, str) and value.split(": ")[0] not in workspace_text]
-    assert missing == []
+    named = {value for terms in where for name, value in terms.items() if name in ("order_id", "user")}
+    assert named and not [value for value in named if str(value) not in shown]
 
 
 @pytest.mark.parametrize("task_id", STUDY_OPS_TASKS)
