@@ -20,6 +20,8 @@ from settings import PROJECT_ROOT
 
 # As experiments.report names it: that module brings matplotlib, not needed to find a report.
 RESULTS_JSON = "results.json"
+# As experiments.resume names it.
+START_JSON = "experiment.json"
 
 T = TypeVar("T")
 
@@ -105,9 +107,12 @@ async def experiment_resume(
 
 def experiment_report(run_id: str | None, *, rewrite: bool = False) -> int:
     directory = find_report(run_id)
-    from experiments.report import render_summary, rewrite_report
+    from experiments.report import render_summary, report_cut_short, rewrite_report
 
-    if rewrite:
+    if not (directory / RESULTS_JSON).is_file():
+        written = report_cut_short(directory)
+        print(f"wrote {written} from the trials recorded: the experiment was cut short before it wrote its report")
+    elif rewrite:
         print(f"rewrote {rewrite_report(directory)} and its plots")
     print(render_summary(directory))
     return 0
@@ -154,11 +159,12 @@ def find_report(run_id: str | None) -> Path:
     given = Path(run_id).expanduser()
     candidates = [root / name, given] if name and "/" not in name and name not in (".", "..") else [given]
     for candidate in candidates:
-        if (candidate / RESULTS_JSON).is_file():
+        # An experiment cut short before its report was written has what it started with.
+        if (candidate / RESULTS_JSON).is_file() or (candidate / START_JSON).is_file():
             return candidate
     if given.exists():
         raise StarterError(
-            f"{run_id} is not an experiment's report directory (it has no {RESULTS_JSON}); "
+            f"{run_id} is not an experiment's report directory (it has no {RESULTS_JSON} or {START_JSON}); "
             f"pass an experiment id from {root} or the path of its directory"
         )
     raise StarterError(

@@ -155,6 +155,19 @@ def test_an_experiment_killed_midway_is_resumed_with_its_finished_trials_kept(tm
     kept = [line for line in before if line.endswith("\n")]
     assert 2 <= len(kept) < 8 and not (directory / "report.md").exists()
 
+    # Its report can be read before the rest is run: from what it started with and recorded.
+    report_now = subprocess.run(
+        [sys.executable, "-m", "starter", "experiment", "report", "--run-id", str(directory)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert report_now.returncode == 0 and "cut short before it wrote its report" in report_now.stdout, report_now
+    cut_short = (directory / "report.md").read_text()
+    assert f"{len(kept)} of 8 trials ran" in cut_short and f"--resume {directory}" in cut_short
+
     other = tmp_path / "other.yaml"
     other.write_text(yaml.safe_dump({**CONFIG, "trials": 3}))
     assert_one_line_error(_starter(env, "--resume", str(directory), "--config", str(other)), "the config differs")

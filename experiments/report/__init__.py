@@ -25,7 +25,7 @@ computed from `trials.jsonl` alone.
 from experiments.report.document import ResultsDocument, latest_report, read_results, read_trials
 from experiments.report.scenarios import describe_scenario
 from experiments.report.summary import render_summary
-from experiments.report.writer import rewrite_report, write_report
+from experiments.report.writer import report_cut_short, rewrite_report, write_report
 
 __all__ = [
     "ResultsDocument",
@@ -34,6 +34,7 @@ __all__ = [
     "read_results",
     "read_trials",
     "render_summary",
+    "report_cut_short",
     "rewrite_report",
     "write_report",
 ]

@@ -4,7 +4,7 @@ its raw files."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from experiments.config import ExperimentConfig
@@ -20,7 +20,7 @@ from experiments.report.document import (
     read_trials,
 )
 from experiments.report.markdown import markdown_report
-from experiments.resume import Part
+from experiments.resume import Part, finished_trials, read_start
 from experiments.trial_record import TrialRecord
 
 
@@ -67,6 +67,33 @@ def rewrite_report(directory: Path) -> Path:
     document = document.model_copy(update={"results": summarize(records, document.config)})
     (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return _write_document(directory, document, records)
+
+
+def report_cut_short(directory: Path) -> Path:
+    """The report of an experiment cut short before it could write one (killed, or its machine
+    went down), from what it started with (`experiment.json`) and the trials it recorded; it says
+    how many of its trials ran, and how to run the rest."""
+    from experiments.runner import plan_trials  # the runner brings the trials' machinery
+
+    start = read_start(directory)
+    trials = finished_trials(directory)
+    planned = len(plan_trials(start.config, start.experiment_id))
+    trials_file = directory / TRIALS_JSONL
+    ended = trials_file.stat().st_mtime if trials_file.is_file() else start.parts[-1].started.timestamp()
+    return write_report(
+        directory,
+        start.config,
+        start.experiment_id,
+        trials,
+        start.parts[0].started,
+        datetime.fromtimestamp(ended, UTC),
+        stopped_early=(
+            f"cut short before it wrote its report; {len(trials)} of {planned} trials ran "
+            f"(`experiment run --resume {directory}` runs the rest)"
+        ),
+        provenance=start.parts[0].provenance,
+        parts=start.parts,
+    )
 
 
 def _write_document(directory: Path, document: ResultsDocument, records: list[TrialRecord]) -> Path:
