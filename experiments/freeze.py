@@ -14,6 +14,8 @@ import subprocess
 from pathlib import Path
 
 from contracts.errors import ConfigError
+from experiments.config import ExperimentConfig
+from experiments.provenance import Provenance, provenance
 from settings import PROJECT_ROOT
 
 # What "the agent" is: the code and data a trial's behaviour comes from. The prompts and tools
@@ -57,6 +59,13 @@ def require_frozen_agent(frozen_at: str | None, project: Path | None = None) -> 
             f"the agent changed since its freeze at {frozen_at} ({shown}): its trials would not be the "
             f"study's; check out {frozen_at}'s agent, or start a new study with a new frozen_at"
         )
+
+
+def frozen_provenance(config: ExperimentConfig) -> Provenance:
+    """What an experiment (or a part of it) runs, once its agent is shown to be the frozen one:
+    blocking (git), for a thread."""
+    require_frozen_agent(config.frozen_at)
+    return provenance(config)
 
 
 def _git(project: Path, *args: str) -> str | None:

@@ -22,8 +22,7 @@ from contracts.counts import counted
 from contracts.errors import InfrastructureError
 from experiments.config import ExperimentConfig, FaultKind, with_experiment_settings
 from experiments.config_loader import ConfigError
-from experiments.freeze import require_frozen_agent
-from experiments.provenance import provenance
+from experiments.freeze import frozen_provenance
 from experiments.record import keep_record
 from experiments.resume import (
     ExperimentStart,
@@ -93,9 +92,8 @@ async def run_experiment(config: ExperimentConfig, *, concurrency: int | None = 
             f"no trial to run: no scenario runs on the config's runtimes ({', '.join(config.runtimes)}); "
             "list one of them in a scenario's `runtimes`, or leave it out"
         )
-    await asyncio.to_thread(require_frozen_agent, config.frozen_at)
     # Before the first trial: what runs is what is recorded (a change made during the run is not).
-    recorded = await asyncio.to_thread(provenance, config)
+    recorded = await asyncio.to_thread(frozen_provenance, config)
     start = ExperimentStart(
         experiment_id=experiment_id, config=config, parts=[Part(started=datetime.now(UTC), provenance=recorded)]
     )
@@ -112,8 +110,7 @@ async def resume_experiment(
     for, refused unless it is the one the experiment started with."""
     start = read_start(directory)
     finished = finished_trials(directory)
-    await asyncio.to_thread(require_frozen_agent, start.config.frozen_at)
-    now = await asyncio.to_thread(provenance, start.config)
+    now = await asyncio.to_thread(frozen_provenance, start.config)
     part = resumed_part(start, config, now, allow_code_change, len(finished))
     done = {record.trial_id for record in finished}
     specs = [
