@@ -56,7 +56,7 @@ def provenance(
     file): call it in a thread from async code."""
     return Provenance(
         commit=(_git(project, "rev-parse", "HEAD") or UNKNOWN).strip(),
-        uncommitted=_uncommitted(project),
+        uncommitted=[name for name in _uncommitted(project) if name != _cassette(config, project)],
         python=platform.python_version(),
         temporalio=_version("temporalio"),
         temporal_cli=_temporal_cli(),
@@ -65,6 +65,21 @@ def provenance(
         config_sha256=config_digest(config),
         model=_model(provider or config.provider),
     )
+
+
+def _cassette(config: ExperimentConfig, project: Path) -> str | None:
+    """The config's cassette, as `git status` names it: what the experiment records (its model's
+    answers, committed with its results), not code that ran; a part resumed while it was still
+    to be committed is not on other code for it."""
+    cassette = config.provider.cassette
+    if cassette is None:
+        return None
+    path = Path(cassette)
+    path = path if path.is_absolute() else project / path
+    try:
+        return path.resolve().relative_to(project.resolve()).as_posix()
+    except ValueError:  # outside the project: git does not see it
+        return None
 
 
 def config_digest(config: ExperimentConfig) -> str:

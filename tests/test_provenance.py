@@ -8,6 +8,9 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from experiments import provenance as provenance_module
 from experiments.config import ExperimentConfig, ProviderSpec
 from experiments.provenance import Provenance, config_digest, provenance
 from experiments.report import render_summary, rewrite_report, write_report
@@ -44,6 +47,20 @@ def test_a_dirty_tree_names_every_changed_and_new_file(tmp_path: Path) -> None:
     (repo / "new.py").write_text("b = 1\n")
     recorded = provenance(CONFIG, project=repo)
     assert recorded.dirty and sorted(recorded.uncommitted) == ["a.py", "new.py"]
+
+
+def test_the_cassette_an_experiment_records_is_not_a_change_to_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _repo(tmp_path)
+    (repo / "cassettes").mkdir()
+    (repo / "cassettes" / "live.jsonl").write_text("{}\n")  # recorded by the experiment's first part
+    (repo / "b.py").write_text("b = 1\n")
+    monkeypatch.setattr(provenance_module, "_model", lambda provider: None)  # no weights to hash here
+    spec = ProviderSpec(kind="local", model="qwen15", cassette="cassettes/live.jsonl")
+    recording = CONFIG.model_copy(update={"provider": spec})
+    assert provenance(recording, project=repo).uncommitted == ["b.py"]
+    assert sorted(provenance(CONFIG, project=repo).uncommitted) == ["b.py", "cassettes/live.jsonl"]
 
 
 def test_the_config_digest_follows_the_config() -> None:
