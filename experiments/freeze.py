@@ -10,12 +10,11 @@ committed or not. The harness (measures, report) may move on; the report names b
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from contracts.errors import ConfigError
 from experiments.config import ExperimentConfig
-from experiments.provenance import Provenance, provenance
+from experiments.provenance import Provenance, git_output, provenance
 from settings import PROJECT_ROOT
 
 # What "the agent" is: the code and data a trial's behaviour comes from. The prompts and tools
@@ -40,11 +39,11 @@ def agent_changes(frozen_at: str, project: Path | None = None) -> list[str]:
     `frozen_at` (changed, committed or not, and new); ConfigError when the commit is not this
     repository's."""
     project = project or PROJECT_ROOT
-    commit = _git(project, "rev-parse", "--verify", "--quiet", f"{frozen_at}^{{commit}}")
+    commit = git_output(project, "rev-parse", "--verify", "--quiet", f"{frozen_at}^{{commit}}")
     if commit is None:
         raise ConfigError(f"frozen_at: {frozen_at} is no commit of the repository at {project}")
-    changed = _git(project, "diff", "--name-only", commit.strip(), "--", *FROZEN_PATHS) or ""
-    new = _git(project, "ls-files", "--others", "--exclude-standard", "--", *FROZEN_PATHS) or ""
+    changed = git_output(project, "diff", "--name-only", commit.strip(), "--", *FROZEN_PATHS) or ""
+    new = git_output(project, "ls-files", "--others", "--exclude-standard", "--", *FROZEN_PATHS) or ""
     return sorted({*changed.split(), *new.split()})
 
 
@@ -66,11 +65,3 @@ def frozen_provenance(config: ExperimentConfig) -> Provenance:
     blocking (git), for a thread."""
     require_frozen_agent(config.frozen_at)
     return provenance(config)
-
-
-def _git(project: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None

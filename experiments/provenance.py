@@ -55,7 +55,7 @@ def provenance(
     later with another model). Blocking (it runs git and the Temporal CLI, and may hash a model
     file): call it in a thread from async code."""
     return Provenance(
-        commit=(_git(project, "rev-parse", "HEAD") or UNKNOWN).strip(),
+        commit=(git_output(project, "rev-parse", "HEAD") or UNKNOWN).strip(),
         uncommitted=[name for name in _uncommitted(project) if name != _cassette(config, project)],
         python=platform.python_version(),
         temporalio=_version("temporalio"),
@@ -87,7 +87,8 @@ def config_digest(config: ExperimentConfig) -> str:
     return hashlib.sha256(config.model_dump_json().encode("utf-8")).hexdigest()
 
 
-def _git(project: Path, *args: str) -> str | None:
+def git_output(project: Path, *args: str) -> str | None:
+    """What `git ARGS` prints in `project`; None when it fails or there is no git."""
     try:
         done = subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
@@ -98,7 +99,7 @@ def _git(project: Path, *args: str) -> str | None:
 def _uncommitted(project: Path) -> list[str]:
     """Changed and untracked files, as `git status` names them; the lab's data directory and
     what git ignores are not code."""
-    status = _git(project, "status", "--porcelain", "--untracked-files=all")
+    status = git_output(project, "status", "--porcelain", "--untracked-files=all")
     if status is None:
         return [f"{UNKNOWN}: not a git checkout"]
     # "XY path" a line: two status letters (either may be a space), a space, the path.
@@ -143,4 +144,4 @@ def _model(provider: ProviderSpec) -> ModelFile | None:
     return ModelFile(name=model.name, sha256=model.sha256, llama_cpp_python=_version("llama_cpp_python"))
 
 
-__all__ = ["ModelFile", "Provenance", "config_digest", "provenance"]
+__all__ = ["ModelFile", "Provenance", "config_digest", "git_output", "provenance"]

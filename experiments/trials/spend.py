@@ -11,7 +11,6 @@ from experiments.trial_record import Spend, SpendPart
 
 def spend_of(runtime: ExperimentRuntime, result: RunResult, lost: Usage) -> Spend:
     """`lost`: what attempts killed by a crash had spent (TrialOutcome.lost)."""
-    in_steps = sum((step.usage for step in result.steps), Usage())
     if runtime != "durable":
         # The baseline loop asks the model for step proposals only (baseline/loop.py). Its steps
         # carry the answered attempt; the failed attempts it retried are in its usage alone, and
@@ -20,7 +19,7 @@ def spend_of(runtime: ExperimentRuntime, result: RunResult, lost: Usage) -> Spen
     # The durable runtime's steps carry their failed attempts too (workflows/subtask_steps.py):
     # what its usage has beyond them is the goal compilation and the plan's drafts and revisions
     # (workflows/agent_run.py, workflows/subtasks.py).
-    steps = _part(in_steps)
+    steps = _part(sum((step.usage for step in result.steps), Usage()))
     everything = _part(result.usage)
     planning = SpendPart(
         calls=everything.calls - steps.calls,
