@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from contracts import DiskUse, RunBudget, Usage
 from contracts.budget import mib
+from contracts.counts import counted
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,8 @@ class Spent:
     wall_s: float
     # What the run holds on the host's disk (a run's only, never a subtask's); None: not counted.
     disk: DiskUse | None = None
+    # Claims of "done" its checks refused (a subtask's only).
+    refused_claims: int = 0
 
 
 def exhausted(budget: RunBudget, run: Spent, subtask: Spent, subtask_step_limit: int) -> str | None:
@@ -36,6 +39,11 @@ def exhausted(budget: RunBudget, run: Spent, subtask: Spent, subtask_step_limit:
             # "a budget of 1 step", not "1 steps" (a cost in USD has no singular to take).
             what = what.removesuffix("s") if limit == 1 and what != "cost in USD" else what
             return f"the {whose} budget of {limit:g} {what} is spent ({spent:g})"
+    if (claims := budget.max_refused_claims) is not None and subtask.refused_claims >= claims:
+        return (
+            f"the subtask's budget of {counted(claims, 'refused claim')} of done is spent: the model"
+            f" claimed it done {counted(subtask.refused_claims, 'time')} and the checks found it not done"
+        )
     return disk_exhausted(budget, run.disk) if run.disk is not None else None
 
 

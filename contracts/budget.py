@@ -38,6 +38,11 @@ class RunBudget(BaseModel):
     # A run with parallel subtasks: how often it may draft its plan again when a subtask runs
     # out of its budget or its work does not merge (plan v1, then up to this many more).
     max_plan_revisions: int = Field(default=1, ge=0)
+    # How often the model may claim a subtask done while its checks find it not done before
+    # the run ends (the durable runtime checks every claim; the baseline believes the first).
+    # None here; a new run gets `lab.runs.run_request.REFUSED_CLAIMS` unless its task sets one,
+    # so a run recorded before the limit replays as it ran.
+    max_refused_claims: int | None = Field(default=None, gt=0)
 
 
 class DiskUse(BaseModel):

@@ -62,6 +62,8 @@ class SubtaskProgress(BaseModel):
     # only read leaves it true, and is not checked again.
     last_check: PostconditionResult | None = None
     usage: Usage = Field(default_factory=Usage)
+    # The model's claims that the subtask was done which its checks refused (RunBudget.max_refused_claims).
+    refused_claims: int = 0
     started_at: datetime | None = None
     # Time spent waiting for a person: not charged to the subtask's wall-time budget.
     waited_s: float = 0.0

@@ -3,6 +3,7 @@ failed ones included, is counted."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 import pytest
@@ -11,14 +12,24 @@ from temporalio.client import Client
 from agent import model_calls
 from agent.providers.scripted import ScriptedProvider
 from baseline import BaselineLoop
-from contracts import ProposeActionInput, ProposeActionResult, RunBudget, RunState, Subtask, ToolSpec, Usage
+from contracts import (
+    ActionProposal,
+    CommandExitCode,
+    ProposeActionInput,
+    ProposeActionResult,
+    RunBudget,
+    RunState,
+    Subtask,
+    ToolSpec,
+    Usage,
+)
 from contracts.errors import ProviderUnavailable
 from host.build import build_worker
 from lab.runs.catalog import Task
-from lab.runs.run_request import build_request
+from lab.runs.run_request import REFUSED_CLAIMS, build_request
 from tests.lab_dependencies import lab_deps
 from tests.runs import execute_run
-from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run
+from tests.workflow_fakes import DONE, ONE_CALL, FakeWorld, call, run, sequence
 
 WRITE = call("write_file", path="a", content="b")
 
@@ -123,3 +134,47 @@ async def test_a_task_budget_does_not_carry_into_the_next_task(client: Client, t
     result = await run(client, task_queue, world, RunBudget(max_steps_per_subtask=2, max_tokens_per_subtask=30))
     assert result.outcome == RunState.COMPLETED
     assert [s.subtask_id for s in result.steps] == ["first", "first", "second"]
+
+
+FINISH = ActionProposal(kind="finish", thought="surely done")
+
+
+async def test_refused_claims_of_done_end_the_run_at_their_budget(client: Client, task_queue: str) -> None:
+    world = FakeWorld(sequence(FINISH, FINISH, WRITE), holds_after=1)
+    result = await run(client, task_queue, world, RunBudget(max_steps_per_subtask=10, max_refused_claims=2))
+    # Two claims refused and no third step, though steps were left.
+    assert [s.outcome for s in result.steps] == ["rejected", "rejected"]
+    assert result.outcome == RunState.BUDGET_EXHAUSTED
+    assert "the subtask's budget of 2 refused claims of done is spent" in (result.reason or "")
+    assert world.executed == []
+
+
+async def test_a_refused_claim_in_one_subtask_does_not_carry_into_the_next(client: Client, task_queue: str) -> None:
+    never = CommandExitCode(command="false")  # the fake check never passes this one
+    tasks = [
+        Subtask(id="first", title="t", postconditions=[DONE]),
+        Subtask(id="second", title="t", depends_on=["first"], postconditions=[never]),
+    ]
+    answers = [FINISH, WRITE, FINISH, WRITE, FINISH, WRITE]
+    world = FakeWorld(lambda asked: ProposeActionResult(proposal=answers[asked.step - 1], usage=ONE_CALL), tasks=tasks)
+    result = await run(client, task_queue, world, RunBudget(max_refused_claims=2))
+    # One refused claim in the first subtask; the second has its own two before the run ends.
+    assert [s.outcome for s in result.steps] == ["rejected", "committed", "rejected", "committed", "rejected"]
+    assert [s.subtask_id for s in result.steps] == ["first", "first", "second", "second", "second"]
+    assert result.outcome == RunState.BUDGET_EXHAUSTED
+    assert "refused claims of done is spent" in (result.reason or "") and "'second'" in (result.reason or "")
+
+
+async def test_without_a_budget_of_refused_claims_the_model_goes_on(client: Client, task_queue: str) -> None:
+    world = FakeWorld(sequence(FINISH, FINISH, FINISH, WRITE), holds_after=1)
+    result = await run(client, task_queue, world, RunBudget(max_steps_per_subtask=10))
+    assert [s.outcome for s in result.steps] == ["rejected"] * 3 + ["committed"]
+    assert result.outcome == RunState.COMPLETED
+
+
+def test_a_new_run_gets_the_lab_s_budget_of_refused_claims_unless_its_task_sets_one(bugfix_task: Task) -> None:
+    assert build_request(bugfix_task, "durable").budget.max_refused_claims == REFUSED_CLAIMS
+    assert build_request(bugfix_task, "durable", max_steps=5).budget.max_refused_claims == REFUSED_CLAIMS
+    own = bugfix_task.spec.budget.model_copy(update={"max_refused_claims": 5})
+    task = dataclasses.replace(bugfix_task, spec=bugfix_task.spec.model_copy(update={"budget": own}))
+    assert build_request(task, "durable").budget.max_refused_claims == 5

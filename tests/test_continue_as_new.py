@@ -141,6 +141,7 @@ def test_a_generation_carried_in_the_flat_form_still_reads() -> None:
 def test_a_new_task_starts_from_a_clean_task_progress() -> None:
     """One assignment resets every subtask-level field (workflows.subtask_steps.run_subtask_steps)."""
     assert set(SubtaskProgress.model_fields) == {
-        "id", "index", "turns", "conversation", "status", "last_check", "usage", "started_at", "waited_s"
+        "id", "index", "turns", "conversation", "status", "last_check", "usage", "refused_claims", "started_at",
+        "waited_s",
     }  # fmt: skip
     assert "turns" not in RunSnapshot.model_fields and "task_usage" not in RunSnapshot.model_fields

@@ -52,7 +52,12 @@ async def run_subtask_steps(run: Run, subtask: Subtask, index: int, *, resumed: 
         run_wall = run.elapsed_s(snapshot.started_at) - snapshot.waited_s
         run_spent = Spent(snapshot.step, snapshot.usage, run_wall, disk=run.disk())
         subtask_wall = run.elapsed_s(snapshot.subtask.started_at) - snapshot.subtask.waited_s
-        subtask_spent = Spent(len(snapshot.subtask.turns), snapshot.subtask.usage, subtask_wall)
+        subtask_spent = Spent(
+            len(snapshot.subtask.turns),
+            snapshot.subtask.usage,
+            subtask_wall,
+            refused_claims=snapshot.subtask.refused_claims,
+        )
         if reason := exhausted(request.budget, run_spent, subtask_spent, subtask_limit):
             run.move(S.BUDGET_EXHAUSTED)
             return f"{reason} in subtask {subtask.id!r} after {counted(snapshot.step, 'step')}"
@@ -101,6 +106,7 @@ async def _finish_holds(run: Run, subtask: Subtask, proposal: ActionProposal, us
     check = await calls.check(run, subtask.postconditions, f"step {step}: check the claim that {subtask.id} is done")
     run.snapshot.subtask.last_check = check
     if not check.passed:
+        run.snapshot.subtask.refused_claims += 1
         run.snapshot.subtask.status = feedback.after_check(check)
         said = "claimed done, but " + (run.snapshot.subtask.status if _told(run) else "it is not done yet")
         await end_step(run, subtask, StepEnd("rejected", proposal, usage, said, check=check))
