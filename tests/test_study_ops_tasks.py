@@ -52,6 +52,7 @@ pytestmark = pytest.mark.slow
 
 STUDY_OPS_TASKS = [
     "study-ops-charged-twice",
+    "study-ops-coupon-not-applied",
     "study-ops-late-delivery",
     "study-ops-refund-chase",
     "study-ops-return-restocking-fee",
@@ -61,6 +62,7 @@ STUDY_OPS_TASKS = [
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
     "study-ops-charged-twice": [],
+    "study-ops-coupon-not-applied": [],
     "study-ops-late-delivery": [],
     "study-ops-refund-chase": [],
     "study-ops-return-restocking-fee": ["issue_refund"],
@@ -85,6 +87,8 @@ def _disable(user: str) -> dict[str, Any]:
 CARELESS: dict[str, list[dict[str, Any]]] = {
     # The whole order refunded, the pair of shoes she keeps with the extra charge.
     "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
+    # 10% of all she paid, the shipping with the goods.
+    "study-ops-coupon-not-applied": [_refund("o-5412", 694)],
     # The customer's three "late" orders, one of them within the promise.
     "study-ops-late-delivery": [_refund("o-8101", 799), _refund("o-8114", 1299), _refund("o-8130", 599)],
     # The blender refunded again, as the customer asks.
