@@ -51,6 +51,7 @@ from tests.runs import DO_NOTHING, execute_run_approved
 pytestmark = pytest.mark.slow
 
 STUDY_OPS_TASKS = [
+    "study-ops-cancelled-order",
     "study-ops-charged-twice",
     "study-ops-coupon-not-applied",
     "study-ops-late-delivery",
@@ -61,6 +62,7 @@ STUDY_OPS_TASKS = [
 # The calls of each oracle run that a person is asked to approve, in order: a refund above the
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
+    "study-ops-cancelled-order": [],
     "study-ops-charged-twice": [],
     "study-ops-coupon-not-applied": [],
     "study-ops-late-delivery": [],
@@ -85,6 +87,8 @@ def _disable(user: str) -> dict[str, Any]:
 
 # Each task's trap, as an operator who skims would fall into it, the rest of the work done right.
 CARELESS: dict[str, list[dict[str, Any]]] = {
+    # Both cancelled orders refunded, as he asks: the lamp had been dispatched.
+    "study-ops-cancelled-order": [_refund("o-4471", 4290), _refund("o-4476", 8950)],
     # The whole order refunded, the pair of shoes she keeps with the extra charge.
     "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
     # 10% of all she paid, the shipping with the goods.
