@@ -51,8 +51,12 @@ from tests.runs import DO_NOTHING, execute_run_approved
 pytestmark = pytest.mark.slow
 
 STUDY_OPS_TASKS = [
+    "study-ops-cancelled-order",
     "study-ops-charged-twice",
+    "study-ops-coupon-not-applied",
     "study-ops-late-delivery",
+    "study-ops-missing-item",
+    "study-ops-price-drop",
     "study-ops-refund-chase",
     "study-ops-return-restocking-fee",
     "study-ops-vendor-offboarding",
@@ -60,8 +64,12 @@ STUDY_OPS_TASKS = [
 # The calls of each oracle run that a person is asked to approve, in order: a refund above the
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
+    "study-ops-cancelled-order": [],
     "study-ops-charged-twice": [],
+    "study-ops-coupon-not-applied": [],
     "study-ops-late-delivery": [],
+    "study-ops-missing-item": [],
+    "study-ops-price-drop": [],
     "study-ops-refund-chase": [],
     "study-ops-return-restocking-fee": ["issue_refund"],
     "study-ops-vendor-offboarding": ["disable_account", "disable_account"],
@@ -83,10 +91,18 @@ def _disable(user: str) -> dict[str, Any]:
 
 # Each task's trap, as an operator who skims would fall into it, the rest of the work done right.
 CARELESS: dict[str, list[dict[str, Any]]] = {
+    # Both cancelled orders refunded, as he asks: the lamp had been dispatched.
+    "study-ops-cancelled-order": [_refund("o-4471", 4290), _refund("o-4476", 8950)],
     # The whole order refunded, the pair of shoes she keeps with the extra charge.
     "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
+    # 10% of all she paid, the shipping with the goods.
+    "study-ops-coupon-not-applied": [_refund("o-5412", 694)],
     # The customer's three "late" orders, one of them within the promise.
     "study-ops-late-delivery": [_refund("o-8101", 799), _refund("o-8114", 1299), _refund("o-8130", 599)],
+    # The whole order refunded for one missing line.
+    "study-ops-missing-item": [_refund("o-2254", 8246), _ticket("Missing from delivery: o-2254")],
+    # The difference on both orders, the grinder's drop outside the 14 days.
+    "study-ops-price-drop": [_refund("o-3120", 2000), _refund("o-3087", 1100)],
     # The blender refunded again, as the customer asks.
     "study-ops-refund-chase": [
         _refund("o-5540", 6490),
