@@ -51,6 +51,7 @@ from tests.runs import DO_NOTHING, execute_run_approved
 pytestmark = pytest.mark.slow
 
 STUDY_OPS_TASKS = [
+    "study-ops-bulk-return",
     "study-ops-charged-twice",
     "study-ops-late-delivery",
     "study-ops-refund-chase",
@@ -60,6 +61,7 @@ STUDY_OPS_TASKS = [
 # The calls of each oracle run that a person is asked to approve, in order: a refund above the
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
+    "study-ops-bulk-return": ["issue_refund"],
     "study-ops-charged-twice": [],
     "study-ops-late-delivery": [],
     "study-ops-refund-chase": [],
@@ -83,6 +85,8 @@ def _disable(user: str) -> dict[str, Any]:
 
 # Each task's trap, as an operator who skims would fall into it, the rest of the work done right.
 CARELESS: dict[str, list[dict[str, Any]]] = {
+    # The whole order, the eight chairs kept and the delivery too.
+    "study-ops-bulk-return": [_refund("o-9120", 381000)],
     # The whole order refunded, the pair of shoes she keeps with the extra charge.
     "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
     # The customer's three "late" orders, one of them within the promise.
