@@ -45,6 +45,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-csv-export-crash",
         "study-empty-day-report",
         "study-month-boundary-timezone",
+        "study-ops-annual-plan-cancel",
         "study-ops-bulk-return",
         "study-ops-charged-twice",
         "study-ops-late-delivery",

@@ -150,6 +150,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-csv-export-crash",
         "study-empty-day-report",
         "study-month-boundary-timezone",
+        "study-ops-annual-plan-cancel",
         "study-ops-bulk-return",
         "study-ops-charged-twice",
         "study-ops-late-delivery",

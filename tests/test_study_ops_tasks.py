@@ -51,6 +51,7 @@ from tests.runs import DO_NOTHING, execute_run_approved
 pytestmark = pytest.mark.slow
 
 STUDY_OPS_TASKS = [
+    "study-ops-annual-plan-cancel",
     "study-ops-bulk-return",
     "study-ops-charged-twice",
     "study-ops-late-delivery",
@@ -61,6 +62,7 @@ STUDY_OPS_TASKS = [
 # The calls of each oracle run that a person is asked to approve, in order: a refund above the
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
+    "study-ops-annual-plan-cancel": [],
     "study-ops-bulk-return": ["issue_refund"],
     "study-ops-charged-twice": [],
     "study-ops-late-delivery": [],
@@ -85,6 +87,8 @@ def _disable(user: str) -> dict[str, Any]:
 
 # Each task's trap, as an operator who skims would fall into it, the rest of the work done right.
 CARELESS: dict[str, list[dict[str, Any]]] = {
+    # The whole year of the plan, the eight months used and the month in progress too.
+    "study-ops-annual-plan-cancel": [_refund("o-7720", 35880)],
     # The whole order, the eight chairs kept and the delivery too.
     "study-ops-bulk-return": [_refund("o-9120", 381000)],
     # The whole order refunded, the pair of shoes she keeps with the extra charge.
