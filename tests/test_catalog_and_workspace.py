@@ -49,6 +49,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-bulk-return",
         "study-ops-charged-twice",
         "study-ops-late-delivery",
+        "study-ops-outage-reports",
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",
         "study-ops-vendor-offboarding",

@@ -154,6 +154,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-bulk-return",
         "study-ops-charged-twice",
         "study-ops-late-delivery",
+        "study-ops-outage-reports",
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",
         "study-ops-vendor-offboarding",

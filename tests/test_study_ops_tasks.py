@@ -55,6 +55,7 @@ STUDY_OPS_TASKS = [
     "study-ops-bulk-return",
     "study-ops-charged-twice",
     "study-ops-late-delivery",
+    "study-ops-outage-reports",
     "study-ops-refund-chase",
     "study-ops-return-restocking-fee",
     "study-ops-vendor-offboarding",
@@ -66,6 +67,7 @@ APPROVALS: dict[str, list[str]] = {
     "study-ops-bulk-return": ["issue_refund"],
     "study-ops-charged-twice": [],
     "study-ops-late-delivery": [],
+    "study-ops-outage-reports": [],
     "study-ops-refund-chase": [],
     "study-ops-return-restocking-fee": ["issue_refund"],
     "study-ops-vendor-offboarding": ["disable_account", "disable_account"],
@@ -95,6 +97,12 @@ CARELESS: dict[str, list[dict[str, Any]]] = {
     "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
     # The customer's three "late" orders, one of them within the promise.
     "study-ops-late-delivery": [_refund("o-8101", 799), _refund("o-8114", 1299), _refund("o-8130", 599)],
+    # One ticket per message: the two reports of the declined payments each get their own.
+    "study-ops-outage-reports": [
+        _ticket("Checkout declines card: SR-7410", priority="high"),
+        _ticket("Checkout declines card: SR-7413", priority="high"),
+        _ticket("Order history empty: SR-7418"),
+    ],
     # The blender refunded again, as the customer asks.
     "study-ops-refund-chase": [
         _refund("o-5540", 6490),
