@@ -53,6 +53,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",
         "study-ops-vendor-offboarding",
+        "study-ops-warranty-claim",
         "study-pagination-last-page",
         "study-renamed-config-key",
         "study-shared-tags-regression",

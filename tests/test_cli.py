@@ -158,6 +158,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",
         "study-ops-vendor-offboarding",
+        "study-ops-warranty-claim",
         "study-pagination-last-page",
         "study-renamed-config-key",
         "study-shared-tags-regression",

@@ -59,6 +59,7 @@ STUDY_OPS_TASKS = [
     "study-ops-refund-chase",
     "study-ops-return-restocking-fee",
     "study-ops-vendor-offboarding",
+    "study-ops-warranty-claim",
 ]
 # The calls of each oracle run that a person is asked to approve, in order: a refund above the
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
@@ -71,6 +72,7 @@ APPROVALS: dict[str, list[str]] = {
     "study-ops-refund-chase": [],
     "study-ops-return-restocking-fee": ["issue_refund"],
     "study-ops-vendor-offboarding": ["disable_account", "disable_account"],
+    "study-ops-warranty-claim": [],
 }
 OPERATIONS_TOOLS = ("issue_refund", "create_ticket", "disable_account")
 
@@ -118,6 +120,8 @@ CARELESS: dict[str, list[dict[str, Any]]] = {
         _disable("sw-jdoe"),
         _ticket("Collect equipment: Northwind Consulting"),
     ],
+    # Both items refunded, as the customer asks, the vacuum out of its warranty.
+    "study-ops-warranty-claim": [_refund("o-6620", 7990), _refund("o-5981", 21900)],
 }
 
 
