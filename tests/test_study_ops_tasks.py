@@ -51,28 +51,36 @@ from tests.runs import DO_NOTHING, execute_run_approved
 pytestmark = pytest.mark.slow
 
 STUDY_OPS_TASKS = [
+    "study-ops-annual-plan-cancel",
+    "study-ops-bulk-return",
     "study-ops-cancelled-order",
     "study-ops-charged-twice",
     "study-ops-coupon-not-applied",
     "study-ops-late-delivery",
     "study-ops-missing-item",
+    "study-ops-outage-reports",
     "study-ops-price-drop",
     "study-ops-refund-chase",
     "study-ops-return-restocking-fee",
     "study-ops-vendor-offboarding",
+    "study-ops-warranty-claim",
 ]
 # The calls of each oracle run that a person is asked to approve, in order: a refund above the
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
+    "study-ops-annual-plan-cancel": [],
+    "study-ops-bulk-return": ["issue_refund"],
     "study-ops-cancelled-order": [],
     "study-ops-charged-twice": [],
     "study-ops-coupon-not-applied": [],
     "study-ops-late-delivery": [],
     "study-ops-missing-item": [],
+    "study-ops-outage-reports": [],
     "study-ops-price-drop": [],
     "study-ops-refund-chase": [],
     "study-ops-return-restocking-fee": ["issue_refund"],
     "study-ops-vendor-offboarding": ["disable_account", "disable_account"],
+    "study-ops-warranty-claim": [],
 }
 OPERATIONS_TOOLS = ("issue_refund", "create_ticket", "disable_account")
 
@@ -93,6 +101,10 @@ def _disable(user: str) -> dict[str, Any]:
 CARELESS: dict[str, list[dict[str, Any]]] = {
     # Both cancelled orders refunded, as he asks: the lamp had been dispatched.
     "study-ops-cancelled-order": [_refund("o-4471", 4290), _refund("o-4476", 8950)],
+    # The whole year of the plan, the eight months used and the month in progress too.
+    "study-ops-annual-plan-cancel": [_refund("o-7720", 35880)],
+    # The whole order, the eight chairs kept and the delivery too.
+    "study-ops-bulk-return": [_refund("o-9120", 381000)],
     # The whole order refunded, the pair of shoes she keeps with the extra charge.
     "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
     # 10% of all she paid, the shipping with the goods.
@@ -103,6 +115,12 @@ CARELESS: dict[str, list[dict[str, Any]]] = {
     "study-ops-missing-item": [_refund("o-2254", 8246), _ticket("Missing from delivery: o-2254")],
     # The difference on both orders, the grinder's drop outside the 14 days.
     "study-ops-price-drop": [_refund("o-3120", 2000), _refund("o-3087", 1100)],
+    # One ticket per message: the two reports of the declined payments each get their own.
+    "study-ops-outage-reports": [
+        _ticket("Checkout declines card: SR-7410", priority="high"),
+        _ticket("Checkout declines card: SR-7413", priority="high"),
+        _ticket("Order history empty: SR-7418"),
+    ],
     # The blender refunded again, as the customer asks.
     "study-ops-refund-chase": [
         _refund("o-5540", 6490),
@@ -118,6 +136,8 @@ CARELESS: dict[str, list[dict[str, Any]]] = {
         _disable("sw-jdoe"),
         _ticket("Collect equipment: Northwind Consulting"),
     ],
+    # Both items refunded, as the customer asks, the vacuum out of its warranty.
+    "study-ops-warranty-claim": [_refund("o-6620", 7990), _refund("o-5981", 21900)],
 }
 
 
