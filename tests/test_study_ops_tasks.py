@@ -52,6 +52,7 @@ pytestmark = pytest.mark.slow
 
 STUDY_OPS_TASKS = [
     "study-ops-charged-twice",
+    "study-ops-duplicate-accounts",
     "study-ops-late-delivery",
     "study-ops-phished-account",
     "study-ops-refund-chase",
@@ -62,6 +63,7 @@ STUDY_OPS_TASKS = [
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
     "study-ops-charged-twice": [],
+    "study-ops-duplicate-accounts": ["disable_account"],
     "study-ops-late-delivery": [],
     "study-ops-phished-account": ["disable_account"],
     "study-ops-refund-chase": [],
@@ -87,6 +89,8 @@ def _disable(user: str) -> dict[str, Any]:
 CARELESS: dict[str, list[dict[str, Any]]] = {
     # The whole order refunded, the pair of shoes she keeps with the extra charge.
     "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
+    # The account off the naming scheme, which is her first one, not the help desk's duplicate.
+    "study-ops-duplicate-accounts": [_disable("sofia.marin")],
     # The customer's three "late" orders, one of them within the promise.
     "study-ops-late-delivery": [_refund("o-8101", 799), _refund("o-8114", 1299), _refund("o-8130", 599)],
     # The account of the CFO whose name the mail is signed with, not the one it was sent from.
