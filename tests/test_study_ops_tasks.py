@@ -51,6 +51,7 @@ from tests.runs import DO_NOTHING, execute_run_approved
 pytestmark = pytest.mark.slow
 
 STUDY_OPS_TASKS = [
+    "study-ops-access-review",
     "study-ops-charged-twice",
     "study-ops-duplicate-accounts",
     "study-ops-late-delivery",
@@ -62,6 +63,7 @@ STUDY_OPS_TASKS = [
 # The calls of each oracle run that a person is asked to approve, in order: a refund above the
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
+    "study-ops-access-review": ["disable_account", "disable_account"],
     "study-ops-charged-twice": [],
     "study-ops-duplicate-accounts": ["disable_account"],
     "study-ops-late-delivery": [],
@@ -87,6 +89,8 @@ def _disable(user: str) -> dict[str, Any]:
 
 # Each task's trap, as an operator who skims would fall into it, the rest of the work done right.
 CARELESS: dict[str, list[dict[str, Any]]] = {
+    # Every account over 90 days, the backup job's service account marked keep too.
+    "study-ops-access-review": [_disable("svc-backup"), _disable("emorgan"), _disable("dchen")],
     # The whole order refunded, the pair of shoes she keeps with the extra charge.
     "study-ops-charged-twice": [_refund("o-6101", 17980), _ticket("Duplicate charge refunded: o-6101")],
     # The account off the naming scheme, which is her first one, not the help desk's duplicate.
