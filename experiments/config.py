@@ -9,7 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from contracts import ProviderConfig
 from contracts.budget import RunBudget
@@ -216,6 +216,15 @@ class ExperimentConfig(BaseModel):
     # resumes, only on a checkout whose agent code is that commit's.
     frozen_at: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,40}$", exclude_if=lambda value: value is None)
     counterfactual: CounterfactualSpec | None = None
+
+    @field_validator("frozen_at", mode="before")
+    @classmethod
+    def _commit_as_written(cls, value: object) -> object:
+        """A short commit of digits alone (`4041463`) is a number to YAML, and one like
+        `1e45678` a float: say to quote it, not that a string was expected."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            raise ValueError(f'YAML read the commit as the number {value!r}: quote it (frozen_at: "...")')
+        return value
 
     def runs(self, scenario: FaultScenario, runtime: ExperimentRuntime) -> bool:
         """Whether the experiment runs this scenario on this runtime: the scenario names it (or

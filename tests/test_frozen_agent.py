@@ -8,10 +8,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from contracts.errors import ConfigError
 from experiments import freeze
 from experiments.config import ExperimentConfig
+from experiments.config_loader import load_config
 from experiments.freeze import agent_changes, require_frozen_agent
 from experiments.provenance import config_digest
 from experiments.report.arms_setup import frozen_agent
@@ -64,6 +66,16 @@ def test_a_freeze_at_no_commit_of_the_repository_is_refused(repo: Path) -> None:
         require_frozen_agent("0123456", repo)
     with pytest.raises(ValueError, match="frozen_at"):
         ExperimentConfig.model_validate({**CONFIG.model_dump(), "frozen_at": "not a commit"})
+
+
+@pytest.mark.parametrize("written", ["4041463", "0041463"])
+def test_a_commit_yaml_reads_as_a_number_is_told_to_be_quoted(tmp_path: Path, written: str) -> None:
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(CONFIG.model_dump(mode="json")) + f"frozen_at: {written}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"frozen_at: .*YAML read the commit as the number \d+: quote it"):
+        load_config(path)
+    path.write_text(yaml.safe_dump(CONFIG.model_dump(mode="json")) + f'frozen_at: "{written}"\n', encoding="utf-8")
+    assert load_config(path).frozen_at == written
 
 
 def test_an_experiment_of_a_changed_agent_does_not_start(
