@@ -60,6 +60,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-price-drop",
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",
+        "study-ops-returned-to-sender",
         "study-ops-vendor-offboarding",
         "study-ops-warranty-claim",
         "study-pagination-last-page",

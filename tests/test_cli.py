@@ -165,6 +165,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-price-drop",
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",
+        "study-ops-returned-to-sender",
         "study-ops-vendor-offboarding",
         "study-ops-warranty-claim",
         "study-pagination-last-page",

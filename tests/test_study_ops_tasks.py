@@ -66,6 +66,7 @@ STUDY_OPS_TASKS = [
     "study-ops-price-drop",
     "study-ops-refund-chase",
     "study-ops-return-restocking-fee",
+    "study-ops-returned-to-sender",
     "study-ops-vendor-offboarding",
     "study-ops-warranty-claim",
 ]
@@ -87,6 +88,7 @@ APPROVALS: dict[str, list[str]] = {
     "study-ops-price-drop": [],
     "study-ops-refund-chase": [],
     "study-ops-return-restocking-fee": ["issue_refund"],
+    "study-ops-returned-to-sender": [],
     "study-ops-vendor-offboarding": ["disable_account", "disable_account"],
     "study-ops-warranty-claim": [],
 }
@@ -152,6 +154,8 @@ CARELESS: dict[str, list[dict[str, Any]]] = {
         _disable("sw-jdoe"),
         _ticket("Collect equipment: Northwind Consulting"),
     ],
+    # Both orders she names refunded, the sheets still in transit.
+    "study-ops-returned-to-sender": [_refund("o-7312", 6290), _refund("o-7325", 4850)],
     # Both items refunded, as the customer asks, the vacuum out of its warranty.
     "study-ops-warranty-claim": [_refund("o-6620", 7990), _refund("o-5981", 21900)],
 }
