@@ -57,6 +57,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-missing-item",
         "study-ops-outage-reports",
         "study-ops-phished-account",
+        "study-ops-preorder-discontinued",
         "study-ops-price-drop",
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",

@@ -162,6 +162,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-missing-item",
         "study-ops-outage-reports",
         "study-ops-phished-account",
+        "study-ops-preorder-discontinued",
         "study-ops-price-drop",
         "study-ops-refund-chase",
         "study-ops-return-restocking-fee",
