@@ -52,6 +52,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-charged-twice",
         "study-ops-coupon-not-applied",
         "study-ops-duplicate-accounts",
+        "study-ops-failed-payment-retry",
         "study-ops-late-delivery",
         "study-ops-leaver-handover",
         "study-ops-missing-item",

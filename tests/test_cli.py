@@ -157,6 +157,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-charged-twice",
         "study-ops-coupon-not-applied",
         "study-ops-duplicate-accounts",
+        "study-ops-failed-payment-retry",
         "study-ops-late-delivery",
         "study-ops-leaver-handover",
         "study-ops-missing-item",
