@@ -64,6 +64,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-return-restocking-fee",
         "study-ops-returned-to-sender",
         "study-ops-vendor-offboarding",
+        "study-ops-vip-escalation",
         "study-ops-warranty-claim",
         "study-pagination-last-page",
         "study-renamed-config-key",

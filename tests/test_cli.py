@@ -169,6 +169,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-return-restocking-fee",
         "study-ops-returned-to-sender",
         "study-ops-vendor-offboarding",
+        "study-ops-vip-escalation",
         "study-ops-warranty-claim",
         "study-pagination-last-page",
         "study-renamed-config-key",
