@@ -54,6 +54,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-duplicate-accounts",
         "study-ops-late-delivery",
         "study-ops-leaver-handover",
+        "study-ops-lost-laptop",
         "study-ops-missing-item",
         "study-ops-outage-reports",
         "study-ops-phished-account",

@@ -159,6 +159,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-duplicate-accounts",
         "study-ops-late-delivery",
         "study-ops-leaver-handover",
+        "study-ops-lost-laptop",
         "study-ops-missing-item",
         "study-ops-outage-reports",
         "study-ops-phished-account",
