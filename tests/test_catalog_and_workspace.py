@@ -50,6 +50,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-bulk-return",
         "study-ops-cancelled-order",
         "study-ops-charged-twice",
+        "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
         "study-ops-duplicate-accounts",
         "study-ops-late-delivery",

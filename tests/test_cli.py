@@ -155,6 +155,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-bulk-return",
         "study-ops-cancelled-order",
         "study-ops-charged-twice",
+        "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
         "study-ops-duplicate-accounts",
         "study-ops-late-delivery",
