@@ -53,6 +53,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
         "study-ops-duplicate-accounts",
+        "study-ops-intern-cohort",
         "study-ops-late-delivery",
         "study-ops-leaver-handover",
         "study-ops-lost-laptop",

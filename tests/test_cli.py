@@ -158,6 +158,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
         "study-ops-duplicate-accounts",
+        "study-ops-intern-cohort",
         "study-ops-late-delivery",
         "study-ops-leaver-handover",
         "study-ops-lost-laptop",

@@ -59,6 +59,7 @@ STUDY_OPS_TASKS = [
     "study-ops-contractor-roster",
     "study-ops-coupon-not-applied",
     "study-ops-duplicate-accounts",
+    "study-ops-intern-cohort",
     "study-ops-late-delivery",
     "study-ops-leaver-handover",
     "study-ops-lost-laptop",
@@ -82,6 +83,7 @@ APPROVALS: dict[str, list[str]] = {
     "study-ops-contractor-roster": ["disable_account", "disable_account"],
     "study-ops-coupon-not-applied": [],
     "study-ops-duplicate-accounts": ["disable_account"],
+    "study-ops-intern-cohort": ["disable_account", "disable_account"],
     "study-ops-late-delivery": [],
     "study-ops-leaver-handover": ["disable_account"],
     "study-ops-lost-laptop": ["disable_account"],
@@ -162,6 +164,8 @@ CARELESS: dict[str, list[dict[str, Any]]] = {
     "study-ops-lost-laptop": [_disable("ohaddad"), _ticket("Stolen laptop LT-0417: wipe the device", priority="high")],
     # Every row whose original end date has passed, the extended placement too.
     "study-ops-contractor-roster": [_disable("bl-hsato"), _disable("bl-mgarcia"), _disable("bl-rsingh")],
+    # The whole autumn cohort, the intern hired on as a junior engineer too.
+    "study-ops-intern-cohort": [_disable("iabara"), _disable("lchen"), _disable("mkowalski")],
 }
 
 
