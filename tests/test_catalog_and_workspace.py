@@ -62,6 +62,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-phished-account",
         "study-ops-price-drop",
         "study-ops-refund-chase",
+        "study-ops-refund-to-right-order",
         "study-ops-return-restocking-fee",
         "study-ops-vendor-offboarding",
         "study-ops-warranty-claim",

@@ -167,6 +167,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-phished-account",
         "study-ops-price-drop",
         "study-ops-refund-chase",
+        "study-ops-refund-to-right-order",
         "study-ops-return-restocking-fee",
         "study-ops-vendor-offboarding",
         "study-ops-warranty-claim",
