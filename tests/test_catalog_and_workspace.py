@@ -59,6 +59,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-leaver-handover",
         "study-ops-lost-laptop",
         "study-ops-missing-item",
+        "study-ops-out-of-stock-line",
         "study-ops-outage-reports",
         "study-ops-phished-account",
         "study-ops-preorder-discontinued",

@@ -164,6 +164,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-leaver-handover",
         "study-ops-lost-laptop",
         "study-ops-missing-item",
+        "study-ops-out-of-stock-line",
         "study-ops-outage-reports",
         "study-ops-phished-account",
         "study-ops-preorder-discontinued",
