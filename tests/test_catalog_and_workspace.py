@@ -49,6 +49,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-annual-plan-cancel",
         "study-ops-bulk-return",
         "study-ops-cancelled-order",
+        "study-ops-carrier-claims",
         "study-ops-charged-twice",
         "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",

@@ -154,6 +154,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-annual-plan-cancel",
         "study-ops-bulk-return",
         "study-ops-cancelled-order",
+        "study-ops-carrier-claims",
         "study-ops-charged-twice",
         "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
