@@ -53,6 +53,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-charged-twice",
         "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
+        "study-ops-double-booked-workshop",
         "study-ops-duplicate-accounts",
         "study-ops-failed-payment-retry",
         "study-ops-intern-cohort",

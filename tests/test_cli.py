@@ -158,6 +158,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-charged-twice",
         "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
+        "study-ops-double-booked-workshop",
         "study-ops-duplicate-accounts",
         "study-ops-failed-payment-retry",
         "study-ops-intern-cohort",
