@@ -67,6 +67,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-refund-to-right-order",
         "study-ops-return-restocking-fee",
         "study-ops-returned-to-sender",
+        "study-ops-suspicious-login",
         "study-ops-vendor-offboarding",
         "study-ops-vip-escalation",
         "study-ops-warranty-claim",

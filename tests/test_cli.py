@@ -172,6 +172,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-refund-to-right-order",
         "study-ops-return-restocking-fee",
         "study-ops-returned-to-sender",
+        "study-ops-suspicious-login",
         "study-ops-vendor-offboarding",
         "study-ops-vip-escalation",
         "study-ops-warranty-claim",
