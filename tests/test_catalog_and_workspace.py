@@ -52,6 +52,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-charged-twice",
         "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
+        "study-ops-departed-admin",
         "study-ops-duplicate-accounts",
         "study-ops-failed-payment-retry",
         "study-ops-intern-cohort",

@@ -157,6 +157,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-charged-twice",
         "study-ops-contractor-roster",
         "study-ops-coupon-not-applied",
+        "study-ops-departed-admin",
         "study-ops-duplicate-accounts",
         "study-ops-failed-payment-retry",
         "study-ops-intern-cohort",

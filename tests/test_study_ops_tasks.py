@@ -58,6 +58,7 @@ STUDY_OPS_TASKS = [
     "study-ops-charged-twice",
     "study-ops-contractor-roster",
     "study-ops-coupon-not-applied",
+    "study-ops-departed-admin",
     "study-ops-duplicate-accounts",
     "study-ops-failed-payment-retry",
     "study-ops-intern-cohort",
@@ -88,6 +89,7 @@ APPROVALS: dict[str, list[str]] = {
     "study-ops-charged-twice": [],
     "study-ops-contractor-roster": ["disable_account", "disable_account"],
     "study-ops-coupon-not-applied": [],
+    "study-ops-departed-admin": ["disable_account", "disable_account"],
     "study-ops-duplicate-accounts": ["disable_account"],
     "study-ops-failed-payment-retry": [],
     "study-ops-intern-cohort": ["disable_account", "disable_account"],
@@ -194,6 +196,8 @@ CARELESS: dict[str, list[dict[str, Any]]] = {
         _disable("rjensen"),
         _ticket("Compromised accounts: AL-3302, AL-3303", priority="high"),
     ],
+    # His own login and the admin account of the colleague whose user name also has "brandt".
+    "study-ops-departed-admin": [_disable("lbrandt"), _disable("lebrandt-adm")],
 }
 
 
