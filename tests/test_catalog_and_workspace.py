@@ -55,6 +55,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-departed-admin",
         "study-ops-duplicate-accounts",
         "study-ops-failed-payment-retry",
+        "study-ops-guest-accounts",
         "study-ops-intern-cohort",
         "study-ops-late-delivery",
         "study-ops-leaver-handover",

@@ -160,6 +160,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-departed-admin",
         "study-ops-duplicate-accounts",
         "study-ops-failed-payment-retry",
+        "study-ops-guest-accounts",
         "study-ops-intern-cohort",
         "study-ops-late-delivery",
         "study-ops-leaver-handover",

@@ -61,6 +61,7 @@ STUDY_OPS_TASKS = [
     "study-ops-departed-admin",
     "study-ops-duplicate-accounts",
     "study-ops-failed-payment-retry",
+    "study-ops-guest-accounts",
     "study-ops-intern-cohort",
     "study-ops-late-delivery",
     "study-ops-leaver-handover",
@@ -92,6 +93,7 @@ APPROVALS: dict[str, list[str]] = {
     "study-ops-departed-admin": ["disable_account", "disable_account"],
     "study-ops-duplicate-accounts": ["disable_account"],
     "study-ops-failed-payment-retry": [],
+    "study-ops-guest-accounts": ["disable_account", "disable_account"],
     "study-ops-intern-cohort": ["disable_account", "disable_account"],
     "study-ops-late-delivery": [],
     "study-ops-leaver-handover": ["disable_account"],
@@ -198,6 +200,8 @@ CARELESS: dict[str, list[dict[str, Any]]] = {
     ],
     # His own login and the admin account of the colleague whose user name also has "brandt".
     "study-ops-departed-admin": [_disable("lbrandt"), _disable("lebrandt-adm")],
+    # Every guest whose sponsor is away, the sponsor on leave too.
+    "study-ops-guest-accounts": [_disable("g-jmensah"), _disable("g-lmoreau"), _disable("g-opetit")],
 }
 
 
