@@ -54,6 +54,7 @@ def test_list_tasks_returns_shipped_tasks_sorted() -> None:
         "study-ops-coupon-not-applied",
         "study-ops-departed-admin",
         "study-ops-duplicate-accounts",
+        "study-ops-event-cancelled",
         "study-ops-failed-payment-retry",
         "study-ops-guest-accounts",
         "study-ops-intern-cohort",

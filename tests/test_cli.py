@@ -159,6 +159,7 @@ def test_tasks_lists_ids_first() -> None:
         "study-ops-coupon-not-applied",
         "study-ops-departed-admin",
         "study-ops-duplicate-accounts",
+        "study-ops-event-cancelled",
         "study-ops-failed-payment-retry",
         "study-ops-guest-accounts",
         "study-ops-intern-cohort",
