@@ -32,10 +32,11 @@ from contracts import (
     RunRequest,
     RunResult,
     RunState,
+    ServiceCount,
 )
 from contracts.tools import TOOL_GROUPS
 from host.build import build_worker
-from lab.runs.catalog import TaskError, list_tasks, load_task, load_task_dir
+from lab.runs.catalog import Task, TaskError, list_tasks, load_task, load_task_dir
 from lab.runs.run_request import build_request
 from settings import PROJECT_ROOT
 from tests.fake_openai_server import FakeOpenAIServer
@@ -93,8 +94,11 @@ def test_every_task_offers_what_its_script_uses_and_coding_tasks_no_operations_t
             assert offered == WORKSPACE, task.spec.id
         else:
             assert "ops" in task.spec.tags, task.spec.id
-            # The operations tools it uses, and nothing that writes its workspace or runs a command.
-            assert used & OPERATIONS and set(offered) & OPERATIONS == used & OPERATIONS, task.spec.id
+            # The operations tools it uses, and nothing that writes its workspace or runs a command;
+            # and one it must not use only as the task's trap: its effects pinned at none.
+            assert used & OPERATIONS and used & OPERATIONS <= set(offered), task.spec.id
+            for tool in set(offered) & OPERATIONS - used:
+                assert _forbidden(task, tool), (task.spec.id, f"{tool} offered, never used, and not forbidden")
             assert set(offered) - OPERATIONS == set(TOOL_GROUPS["workspace-read"]), task.spec.id
         assert build_request(task, "durable").tools == offered
 
@@ -240,3 +244,19 @@ async def test_the_durable_run_refuses_the_tool_and_goes_on(client: Client, task
 async def test_the_baseline_refuses_the_tool_and_goes_on(tmp_path: Path, verifies: bool) -> None:
     result = await BaselineLoop(lab_deps()).run(_request(tmp_path, "baseline", verifies=verifies))
     _refused_then_done(result, verified=verifies)
+
+
+# The service resource each operations tool adds to.
+_RESOURCE = {"issue_refund": "refunds", "create_ticket": "tickets", "disable_account": "accounts"}
+
+
+def _forbidden(task: Task, tool: str) -> bool:
+    """Whether the task's acceptance wants none of the tool's effects at all (a refund the rule
+    says not to make): offering it then is the trap, not a tool handed out for nothing."""
+    return any(
+        isinstance(condition, ServiceCount)
+        and condition.resource == _RESOURCE[tool]
+        and condition.expect == 0
+        and set(condition.where) <= {"status"}  # an account's: status disabled
+        for condition in task.spec.postconditions
+    )
