@@ -42,7 +42,8 @@ class RunBudget(BaseModel):
     # the run ends (the durable runtime checks every claim; the baseline believes the first).
     # None here; a new run gets `lab.runs.run_request.REFUSED_CLAIMS` unless its task sets one,
     # so a run recorded before the limit replays as it ran.
-    max_refused_claims: int | None = Field(default=None, gt=0)
+    # Unset, it is left out of the JSON: a request recorded before it is written again byte for byte.
+    max_refused_claims: int | None = Field(default=None, gt=0, exclude_if=lambda value: value is None)
 
 
 class DiskUse(BaseModel):

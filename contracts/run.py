@@ -63,7 +63,8 @@ class SubtaskProgress(BaseModel):
     last_check: PostconditionResult | None = None
     usage: Usage = Field(default_factory=Usage)
     # The model's claims that the subtask was done which its checks refused (RunBudget.max_refused_claims).
-    refused_claims: int = 0
+    # Left out of the JSON at 0, as in every snapshot recorded before it.
+    refused_claims: int = Field(default=0, ge=0, exclude_if=lambda value: value == 0)
     started_at: datetime | None = None
     # Time spent waiting for a person: not charged to the subtask's wall-time budget.
     waited_s: float = 0.0
