@@ -15,9 +15,7 @@ from experiments.runner import run_experiment
 from experiments.trial_record import TrialRecord
 from lab.runs.catalog import list_tasks
 
-# 41 tasks x 4 arms, two at a time: about 6 minutes alone on 2 cores, more beside the slow
-# lane's other tests; the limit is for a hung experiment, not a slow one.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 async def test_the_oracle_solves_every_study_task_in_every_arm(data_dir: Path) -> None:
