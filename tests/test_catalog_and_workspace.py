@@ -19,71 +19,13 @@ from agent.workspace import workspace_path
 from contracts import CommandExitCode, FileContains, PrepareWorkspaceInput
 from lab.runs.catalog import TASKS_DIR, TaskError, list_tasks, load_task
 from tests.lab_dependencies import lab_deps
+from tests.shipped_tasks import SHIPPED_TASKS
 
 # --- catalog -------------------------------------------------------------------------------
 
 
 def test_list_tasks_returns_shipped_tasks_sorted() -> None:
-    assert [task.spec.id for task in list_tasks()] == [
-        "bugfix-median",
-        "config-migration",
-        "dependent-subtasks",
-        "feature-slugify",
-        "independent-parts",
-        "long-horizon",
-        "offboard-employee",
-        "refund-duplicate-charge",
-        "refund-needs-approval",
-        "rename-refactor",
-        "small-add-function",
-        "small-config-value",
-        "small-docstring-example",
-        "small-fix-import",
-        "small-off-by-one",
-        "small-ops-two-effects",
-        "small-rename-two-files",
-        "study-csv-export-crash",
-        "study-empty-day-report",
-        "study-month-boundary-timezone",
-        "study-ops-access-review",
-        "study-ops-annual-plan-cancel",
-        "study-ops-bulk-return",
-        "study-ops-cancelled-order",
-        "study-ops-carrier-claims",
-        "study-ops-charged-twice",
-        "study-ops-contractor-roster",
-        "study-ops-coupon-not-applied",
-        "study-ops-departed-admin",
-        "study-ops-double-booked-workshop",
-        "study-ops-duplicate-accounts",
-        "study-ops-event-cancelled",
-        "study-ops-failed-payment-retry",
-        "study-ops-guest-accounts",
-        "study-ops-intern-cohort",
-        "study-ops-late-delivery",
-        "study-ops-leaver-handover",
-        "study-ops-lost-laptop",
-        "study-ops-missing-item",
-        "study-ops-out-of-stock-line",
-        "study-ops-outage-reports",
-        "study-ops-phished-account",
-        "study-ops-preorder-discontinued",
-        "study-ops-price-drop",
-        "study-ops-refund-chase",
-        "study-ops-refund-to-right-order",
-        "study-ops-return-restocking-fee",
-        "study-ops-returned-to-sender",
-        "study-ops-suspicious-login",
-        "study-ops-trial-cancelled-charged",
-        "study-ops-vendor-offboarding",
-        "study-ops-vip-escalation",
-        "study-ops-warranty-claim",
-        "study-pagination-last-page",
-        "study-renamed-config-key",
-        "study-shared-tags-regression",
-        "study-standup-since-flag",
-        "study-vat-rounding-test",
-    ]
+    assert [task.spec.id for task in list_tasks()] == SHIPPED_TASKS
 
 
 def test_load_task_by_id() -> None:

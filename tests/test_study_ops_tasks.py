@@ -45,46 +45,13 @@ from lab.runs.run_request import build_request
 from ops_service import OpsServiceProcess
 from tests.lab_dependencies import lab_deps
 from tests.runs import DO_NOTHING, execute_run_approved
+from tests.shipped_tasks import SHIPPED_TASKS
 
 # In the slow lane (`uv run pytest -m slow`): each task's suite runs in the sandbox, several at
 # once: beside the default lane's time-skipping tests that load is the likely reason they missed timeouts.
 pytestmark = pytest.mark.slow
 
-STUDY_OPS_TASKS = [
-    "study-ops-access-review",
-    "study-ops-annual-plan-cancel",
-    "study-ops-bulk-return",
-    "study-ops-cancelled-order",
-    "study-ops-carrier-claims",
-    "study-ops-charged-twice",
-    "study-ops-contractor-roster",
-    "study-ops-coupon-not-applied",
-    "study-ops-departed-admin",
-    "study-ops-double-booked-workshop",
-    "study-ops-duplicate-accounts",
-    "study-ops-event-cancelled",
-    "study-ops-failed-payment-retry",
-    "study-ops-guest-accounts",
-    "study-ops-intern-cohort",
-    "study-ops-late-delivery",
-    "study-ops-leaver-handover",
-    "study-ops-lost-laptop",
-    "study-ops-missing-item",
-    "study-ops-out-of-stock-line",
-    "study-ops-outage-reports",
-    "study-ops-phished-account",
-    "study-ops-preorder-discontinued",
-    "study-ops-price-drop",
-    "study-ops-refund-chase",
-    "study-ops-refund-to-right-order",
-    "study-ops-return-restocking-fee",
-    "study-ops-returned-to-sender",
-    "study-ops-suspicious-login",
-    "study-ops-trial-cancelled-charged",
-    "study-ops-vendor-offboarding",
-    "study-ops-vip-escalation",
-    "study-ops-warranty-claim",
-]
+STUDY_OPS_TASKS = [task for task in SHIPPED_TASKS if task.startswith("study-ops-")]
 # The calls of each oracle run that a person is asked to approve, in order: a refund above the
 # limit on one order (agent.tools.ops.refund_approval), every account disabled.
 APPROVALS: dict[str, list[str]] = {
