@@ -19,16 +19,9 @@ from lab.runs.catalog import list_tasks, load_task
 from ops_service import OpsServiceProcess
 from tests.lab_dependencies import lab_deps
 from tests.runs import DO_NOTHING, both_runtimes
+from tests.shipped_tasks import SHIPPED_TASKS
 
-SMALL_TASKS = [
-    "small-add-function",
-    "small-config-value",
-    "small-docstring-example",
-    "small-fix-import",
-    "small-off-by-one",
-    "small-ops-two-effects",
-    "small-rename-two-files",
-]
+SMALL_TASKS = [task for task in SHIPPED_TASKS if task.startswith("small-")]
 ORACLE_TOOLS = {"read_file", "write_file", "replace_in_file", "run_command", "issue_refund", "create_ticket"}
 
 
