@@ -242,6 +242,25 @@ def test_rewrite_draws_the_report_again_from_the_raw_files(report_dir: Path, tmp
     assert json.loads((copy / "results.json").read_text()) == json.loads((report_dir / "results.json").read_text())
 
 
+def test_rewrite_drops_a_parts_stop_once_every_trial_is_in(tmp_path: Path) -> None:
+    # A part cut short wrote "stopped early"; the parts after it ran the rest, and the report
+    # drawn again over all the trials is no longer stopped early (but is while one is missing).
+    trials = [
+        trial.model_copy(
+            update={"trial_id": f"synthetic-1-{trial.task_id}-{trial.runtime}-{trial.scenario}-{trial.trial_index}"}
+        )
+        for trial in synthetic_trials()
+    ]
+    directory = tmp_path / "synthetic-1"
+    stop = f"cut short before it wrote its report; 5 of {len(trials)} trials ran"
+    write_report(directory, CONFIG, "synthetic-1", trials[:5], STARTED, FINISHED, stopped_early=stop)
+    for recorded, stopped in ((trials[:-1], True), (trials, False)):
+        (directory / "trials.jsonl").write_text("".join(t.model_dump_json() + "\n" for t in recorded))
+        rewrite_report(directory)
+        assert ("**Stopped early**" in (directory / "report.md").read_text()) is stopped
+        assert bool(json.loads((directory / "results.json").read_text())["stopped_early"]) is stopped
+
+
 def test_rewrite_refuses_a_trials_file_that_is_not_one(report_dir: Path, tmp_path: Path) -> None:
     copy = tmp_path / "broken"
     copy.mkdir()

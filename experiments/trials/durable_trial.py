@@ -72,7 +72,7 @@ async def _kill_at(
 ) -> tuple[float, int | None, int | None] | None:
     """SIGKILL of the worker that holds the run at the crash's moment (`killing` set once it is
     reached): when it died, the step the run was at, the effects in its world; None when no
-    worker held it, or the run ended first."""
+    worker held it, or the run ended first (before the moment, or before the kill landed)."""
     moment = await crash_moment(crash, started, lambda calls: durable_model_call(handle, calls))
     if moment is None:
         return None
@@ -85,7 +85,23 @@ async def _kill_at(
     pid = await holder_pid(handle)
     if pid is None or not kill_worker(lab, pid):
         return None
-    return time.time(), step, await effects_now(lab, spec)
+    killed_at = time.time()
+    if await _closed_by(handle, killed_at):
+        # The run ended between the look at its holder and the kill: the worker died with no
+        # work of the run's left, which is no crash of it (and nothing after the kill to
+        # recover), so the trial is one whose run ended before its crash moment.
+        return None
+    return killed_at, step, await effects_now(lab, spec)
+
+
+async def _closed_by(handle: WorkflowHandle[AgentRunWorkflow, RunResult], moment: float) -> bool:
+    """Whether the run had closed by `moment` (epoch seconds), on the server's clock (the same
+    machine's); False when the server cannot say."""
+    try:
+        description = await handle.describe()
+    except RPCError:
+        return False
+    return description.close_time is not None and description.close_time.timestamp() <= moment
 
 
 # How often the experiment's person looks: soon after a run starts, then less and less often up
