@@ -113,7 +113,12 @@ async def _run_process(
         if ended.done():
             return ended.result(), None, started_at
         killer.result()  # the watch's own error, if it failed: not a kill it never asked for
-        process.kill()
+        try:
+            process.kill()
+        except ProcessLookupError:
+            # It exited as its moment came, before its wait was seen to end: the run ended
+            # first, so it was not crashed (this was counted an infrastructure failure).
+            return await process.wait(), None, started_at
         return await process.wait(), time.time(), started_at
     finally:
         if process.returncode is None:

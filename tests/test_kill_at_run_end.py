@@ -1,11 +1,13 @@
-"""The random-time kill of a durable run's worker: a run that ends between the look at its holder
-and the kill is no crash (the worker died with nothing of the run's left to recover)."""
+"""The random-time kill at the end of a run: a durable run that ends between the look at its
+holder and the kill, or a baseline's process that exits as its moment comes, is not crashed
+(nothing of the run was left to recover)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -15,6 +17,7 @@ from temporalio.client import WorkflowExecutionStatus
 
 from experiments.trial_record import TimedCrash
 from experiments.trials import durable_trial
+from experiments.trials.baseline_trial import _run_process
 
 WORKER_PID = 4242
 
@@ -92,3 +95,35 @@ async def test_a_run_that_closes_after_the_kill_was_crashed(monkeypatch: pytest.
     # came first, and the run's close is its recovery.
     killed, _ = await _kill("after kill", monkeypatch)
     assert killed is not None and killed[1] == 3
+
+
+class ExitedProcess:
+    """A baseline's process that exited at its crash's moment: its transport is closed, so a kill
+    finds no process, while the wait on it has not been seen to end yet."""
+
+    def __init__(self) -> None:
+        self.returncode: int | None = None
+        self.exited = asyncio.Event()
+
+    def kill(self) -> None:
+        self.returncode = 0
+        self.exited.set()
+        raise ProcessLookupError
+
+    async def wait(self) -> int:
+        await self.exited.wait()
+        return 0
+
+
+async def test_a_baseline_that_exits_as_its_moment_comes_is_not_crashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process = ExitedProcess()
+
+    async def start(*_: Any, **__: Any) -> ExitedProcess:
+        return process
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", start)
+    crash = TimedCrash(draw=0.0, run_s=1.0, at_s=0.0)  # its moment: at once
+    code, killed_at, _ = await _run_process(["agent"], {}, tmp_path / "stderr.log", tmp_path, crash)
+    assert (code, killed_at) == (0, None)  # ended first: no crash, and no infrastructure failure
