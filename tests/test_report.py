@@ -12,6 +12,7 @@ import pytest
 from contracts.errors import ReportError
 from experiments.config import ExperimentConfig, FaultKind
 from experiments.report import latest_report, render_summary, rewrite_report, write_report
+from experiments.runner import plan_trials
 from experiments.trial_record import TrialRecord
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -245,9 +246,12 @@ def test_rewrite_draws_the_report_again_from_the_raw_files(report_dir: Path, tmp
 def test_rewrite_drops_a_parts_stop_once_every_trial_is_in(tmp_path: Path) -> None:
     # A part cut short wrote "stopped early"; the parts after it ran the rest, and the report
     # drawn again over all the trials is no longer stopped early (but is while one is missing).
+    planned = {
+        (s.task.spec.id, s.runtime, s.scenario.name, s.index): s.trial_id for s in plan_trials(CONFIG, "synthetic-1")
+    }
     trials = [
         trial.model_copy(
-            update={"trial_id": f"synthetic-1-{trial.task_id}-{trial.runtime}-{trial.scenario}-{trial.trial_index}"}
+            update={"trial_id": planned[(trial.task_id, trial.runtime, trial.scenario, trial.trial_index)]}
         )
         for trial in synthetic_trials()
     ]

@@ -65,19 +65,15 @@ def rewrite_report(directory: Path) -> Path:
     document = read_results(directory)
     records = read_trials(directory / document.trials_file)
     update: dict[str, object] = {"results": summarize(records, document.config)}
-    if document.stopped_early and _every_planned_trial_in(records, document):
-        # A part's stop, copied in beside the trials of the parts after it: no longer so.
-        update["stopped_early"] = ""
+    if document.stopped_early:
+        from experiments.runner import unfinished_trials  # the runner brings the trials' machinery
+
+        if not unfinished_trials(document.config, document.experiment_id, records):
+            # A part's stop, copied in beside the trials of the parts after it: no longer so.
+            update["stopped_early"] = ""
     document = document.model_copy(update=update)
     (directory / RESULTS_JSON).write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
     return _write_document(directory, document, records)
-
-
-def _every_planned_trial_in(records: Sequence[TrialRecord], document: ResultsDocument) -> bool:
-    from experiments.runner import plan_trials  # the runner brings the trials' machinery
-
-    recorded = {record.trial_id for record in records}
-    return all(spec.trial_id in recorded for spec in plan_trials(document.config, document.experiment_id))
 
 
 def report_cut_short(directory: Path) -> Path:
