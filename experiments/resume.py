@@ -23,7 +23,11 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ValidationError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from temporalio.client import Client
+
+    from experiments.trials import TrialSpec
 
 from contracts.errors import ConfigError
 from experiments.config import ExperimentConfig
@@ -160,3 +164,9 @@ async def stop_cut_short(client: Client) -> None:
     async for execution in client.list_workflows("ExecutionStatus = 'Running'"):
         handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
         await handle.terminate(reason="the experiment was resumed: this trial runs again from its start")
+
+
+def unfinished(planned: Iterable[TrialSpec], finished: Iterable[TrialRecord]) -> list[TrialSpec]:
+    """The trials `planned` that `finished` does not hold (by trial id): what a resume runs."""
+    done = {record.trial_id for record in finished}
+    return [spec for spec in planned if spec.trial_id not in done]

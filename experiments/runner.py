@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ from experiments.resume import (
     read_start,
     resumed_part,
     stop_cut_short,
+    unfinished,
     write_start,
 )
 from experiments.trial_record import TrialRecord
@@ -52,12 +53,6 @@ def reports_dir() -> Path:
 
 def plan_trials(config: ExperimentConfig, experiment_id: str) -> list[TrialSpec]:
     return list(_plan(config, experiment_id))
-
-
-def unfinished_trials(config: ExperimentConfig, experiment_id: str, finished: Iterable[TrialRecord]) -> list[TrialSpec]:
-    """The trials planned that `finished` does not hold (by trial id)."""
-    done = {record.trial_id for record in finished}
-    return [spec for spec in plan_trials(config, experiment_id) if spec.trial_id not in done]
 
 
 def _plan(config: ExperimentConfig, experiment_id: str) -> Iterator[TrialSpec]:
@@ -120,7 +115,7 @@ async def resume_experiment(
     part = resumed_part(start, config, now, allow_code_change, len(finished))
     specs = [
         replace(spec, resumption=len(start.parts))
-        for spec in unfinished_trials(start.config, start.experiment_id, finished)
+        for spec in unfinished(plan_trials(start.config, start.experiment_id), finished)
     ]
     start.parts.append(part)
     prepare_cluster(directory, directory / "scratch")

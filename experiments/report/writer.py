@@ -20,7 +20,7 @@ from experiments.report.document import (
     read_trials,
 )
 from experiments.report.markdown import markdown_report
-from experiments.resume import Part, finished_trials, read_start
+from experiments.resume import Part, finished_trials, read_start, unfinished
 from experiments.trial_record import TrialRecord
 
 
@@ -66,9 +66,9 @@ def rewrite_report(directory: Path) -> Path:
     records = read_trials(directory / document.trials_file)
     update: dict[str, object] = {"results": summarize(records, document.config)}
     if document.stopped_early:
-        from experiments.runner import unfinished_trials  # the runner brings the trials' machinery
+        from experiments.runner import plan_trials  # the runner brings the trials' machinery
 
-        if not unfinished_trials(document.config, document.experiment_id, records):
+        if not unfinished(plan_trials(document.config, document.experiment_id), records):
             # A part's stop, copied in beside the trials of the parts after it: no longer so.
             update["stopped_early"] = ""
     document = document.model_copy(update=update)
